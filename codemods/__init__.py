@@ -1,0 +1,20 @@
+"""gbfix rules: one module per rule, and the registry that maps codes to them.
+
+Adding a rule touches its module, one line of ``REGISTRY``, its golden
+files and one CHANGELOG line.
+"""
+
+from __future__ import annotations
+
+from codemods.base import Example, Finding, Rule, RuleOptions
+from codemods.unroll_loop import UnrollLoop
+
+#: code -> rule class, in the order rules run on a file
+REGISTRY: dict[str, type[Rule]] = {
+    rule.CODE: rule
+    for rule in (
+        UnrollLoop,
+    )
+}
+
+__all__ = ["REGISTRY", "Example", "Finding", "Rule", "RuleOptions"]

@@ -1,0 +1,413 @@
+"""Binding analysis shared by the rules that move code into helpers.
+
+Moving statements into a nested function changes which scope their names
+live in. To keep eager behaviour exactly, a rule must know, for a block of
+statements and the function around it: which names the block binds, which it
+reads, which are declared ``global``/``nonlocal``, and whether control leaves
+the block (``return``, ``break``, ``continue``, ``yield``, ``await``).
+
+Everything here looks at one function scope: bodies of nested functions,
+lambdas and classes are entered only to collect the names they read (they may
+close over the block's names), never their bindings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import libcst as cst
+
+
+@dataclass
+class NameUse:
+    """Names bound and read at one scope level, plus reads from nested scopes."""
+
+    bound: set[str] = field(default_factory=set)
+    read: set[str] = field(default_factory=set)
+    #: names read inside nested functions/lambdas (closures may outlive a call)
+    closure_read: set[str] = field(default_factory=set)
+    global_decl: set[str] = field(default_factory=set)
+    nonlocal_decl: set[str] = field(default_factory=set)
+
+
+class _NameVisitor(cst.CSTVisitor):
+    def __init__(self, use: NameUse, exclude: cst.CSTNode | None = None) -> None:
+        self.use = use
+        self.exclude = exclude
+        self.nested = 0
+        #: depth inside helpers gbfix generated; they run where they are defined
+        self.generated = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.exclude:
+            return False
+        return super().on_visit(node)
+
+    @property
+    def at_level(self) -> bool:
+        """True while visiting code of the analysed scope itself."""
+        return not self.nested and not self.generated
+
+    # -- binding positions --------------------------------------------------
+    def _bind_target(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            if self.at_level:
+                self.use.bound.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind_target(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value)
+        else:
+            target.visit(self)
+
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        for target in node.targets:
+            self._bind_target(target.target)
+        node.value.visit(self)
+        return False
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
+        if isinstance(node.target, cst.Name):
+            self._read(node.target.value)
+        self._bind_target(node.target)
+        node.value.visit(self)
+        return False
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
+        self._bind_target(node.target)
+        node.annotation.visit(self)
+        if node.value is not None:
+            node.value.visit(self)
+        return False
+
+    def visit_For(self, node: cst.For) -> bool:
+        self._bind_target(node.target)
+        for part in (node.iter, node.body, node.orelse):
+            if part is not None:
+                part.visit(self)
+        return False
+
+    def visit_WithItem(self, node: cst.WithItem) -> bool:
+        node.item.visit(self)
+        if node.asname is not None:
+            self._bind_target(node.asname.name)
+        return False
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
+        if node.type is not None:
+            node.type.visit(self)
+        if node.name is not None:
+            self._bind_target(node.name.name)
+        node.body.visit(self)
+        return False
+
+    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> bool:
+        node.type.visit(self)
+        if node.name is not None:
+            self._bind_target(node.name.name)
+        node.body.visit(self)
+        return False
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
+        # A walrus inside a comprehension binds in the enclosing function.
+        self._bind_target(node.target)
+        node.value.visit(self)
+        return False
+
+    def visit_Del(self, node: cst.Del) -> bool:
+        self._bind_target(node.target)
+        return False
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            if alias.asname is not None:
+                self._bind_target(alias.asname.name)  # type: ignore[arg-type]
+            elif self.at_level:
+                self.use.bound.add(_dotted(alias.name).split(".")[0])
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        if isinstance(node.names, cst.ImportStar):
+            return False
+        for alias in node.names:
+            name = alias.asname.name if alias.asname is not None else alias.name
+            if isinstance(name, cst.Name) and self.at_level:
+                self.use.bound.add(name.value)
+        return False
+
+    def visit_Global(self, node: cst.Global) -> bool:
+        if self.at_level:
+            self.use.global_decl.update(n.name.value for n in node.names)
+        return False
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> bool:
+        if self.at_level:
+            self.use.nonlocal_decl.update(n.name.value for n in node.names)
+        return False
+
+    def visit_MatchAs(self, node: cst.MatchAs) -> None:
+        if node.name is not None:
+            self._bind_target(node.name)
+
+    def visit_MatchStar(self, node: cst.MatchStar) -> None:
+        if node.name is not None:
+            self._bind_target(node.name)
+
+    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
+        if node.rest is not None:
+            self._bind_target(node.rest)
+
+    # -- nested scopes --------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if self.at_level:
+            self.use.bound.add(node.name.value)
+        for decorator in node.decorators:
+            decorator.visit(self)
+        node.params.visit(self)
+        if node.returns is not None:
+            node.returns.visit(self)
+        if is_generated(node.name.value):
+            self.generated += 1
+            node.body.visit(self)
+            self.generated -= 1
+        else:
+            self.nested += 1
+            node.body.visit(self)
+            self.nested -= 1
+        return False
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        # Defaults and annotations are evaluated in the enclosing scope.
+        if node.default is not None:
+            node.default.visit(self)
+        if node.annotation is not None:
+            node.annotation.visit(self)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        node.params.visit(self)
+        self.nested += 1
+        node.body.visit(self)
+        self.nested -= 1
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        if self.at_level:
+            self.use.bound.add(node.name.value)
+        for part in (*node.decorators, *node.bases, *node.keywords):
+            part.visit(self)
+        self.nested += 1
+        node.body.visit(self)
+        self.nested -= 1
+        return False
+
+    def visit_CompFor(self, node: cst.CompFor) -> bool:
+        # Comprehension targets are local to the comprehension.
+        node.iter.visit(self)
+        for cond in node.ifs:
+            cond.visit(self)
+        if node.inner_for_in is not None:
+            node.inner_for_in.visit(self)
+        return False
+
+    # -- reads ----------------------------------------------------------------
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._read(node.value)
+
+    def _read(self, name: str) -> None:
+        if self.nested:
+            self.use.closure_read.add(name)
+        else:
+            self.use.read.add(name)
+
+
+GENERATED_PREFIX = "_gbfix_"
+
+
+def is_generated(name: str) -> bool:
+    """Names gbfix itself made: helpers called right where they are defined."""
+    return name.startswith(GENERATED_PREFIX)
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def name_use(nodes: Iterable[cst.CSTNode]) -> NameUse:
+    use = NameUse()
+    visitor = _NameVisitor(use)
+    for node in nodes:
+        node.visit(visitor)
+    return use
+
+
+def function_scope_use(func: cst.FunctionDef, exclude: cst.CSTNode | None = None) -> NameUse:
+    """Names of a function's own scope, parameters included, ignoring ``exclude``."""
+    use = NameUse()
+    func.body.visit(_NameVisitor(use, exclude))
+    params = func.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        use.bound.add(param.name.value)
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            use.bound.add(star.name.value)
+    return use
+
+
+# -- control flow --------------------------------------------------------------
+
+@dataclass
+class Exits:
+    """How control can leave a block, not counting nested functions."""
+
+    returns: bool = False
+    yields: bool = False
+    awaits: bool = False
+    #: ``break``/``continue`` that target the loop the block belongs to
+    breaks: bool = False
+    continues: bool = False
+
+
+class _ExitVisitor(cst.CSTVisitor):
+    def __init__(self, exits: Exits) -> None:
+        self.exits = exits
+        self.loop_depth = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_For(self, node: cst.For) -> bool:
+        if node.asynchronous is not None:
+            self.exits.awaits = True
+        node.iter.visit(self)
+        self.loop_depth += 1
+        node.body.visit(self)
+        self.loop_depth -= 1
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_While(self, node: cst.While) -> bool:
+        node.test.visit(self)
+        self.loop_depth += 1
+        node.body.visit(self)
+        self.loop_depth -= 1
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.exits.returns = True
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        self.exits.yields = True
+
+    def visit_Await(self, node: cst.Await) -> None:
+        self.exits.awaits = True
+
+    def visit_With(self, node: cst.With) -> None:
+        if node.asynchronous is not None:
+            self.exits.awaits = True
+
+    def visit_Break(self, node: cst.Break) -> None:
+        if not self.loop_depth:
+            self.exits.breaks = True
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        if not self.loop_depth:
+            self.exits.continues = True
+
+
+def exits_of(nodes: Sequence[cst.CSTNode]) -> Exits:
+    exits = Exits()
+    visitor = _ExitVisitor(exits)
+    for node in nodes:
+        node.visit(visitor)
+    return exits
+
+
+class ReplaceLoopControl(cst.CSTTransformer):
+    """Turns ``continue`` (of the loop being moved) into ``return``.
+
+    Nested loops and nested functions keep their own ``continue``.
+    """
+
+    def __init__(self) -> None:
+        self.depth = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_For(self, node: cst.For) -> None:
+        self.depth += 1
+
+    def leave_For(self, original_node: cst.For, updated_node: cst.For) -> cst.For:
+        self.depth -= 1
+        return updated_node
+
+    def visit_While(self, node: cst.While) -> None:
+        self.depth += 1
+
+    def leave_While(self, original_node: cst.While, updated_node: cst.While) -> cst.While:
+        self.depth -= 1
+        return updated_node
+
+    def leave_Continue(
+        self, original_node: cst.Continue, updated_node: cst.Continue
+    ) -> cst.BaseSmallStatement:
+        if self.depth:
+            return updated_node
+        return cst.Return(semicolon=updated_node.semicolon)
+
+
+def first_unconditional_binding(body: Sequence[cst.BaseStatement], name: str) -> int | None:
+    """Index of the top-level statement that binds ``name`` before anything reads it.
+
+    Returns None when the first statement mentioning ``name`` reads it, binds
+    it only conditionally (inside ``if``/``try``/a loop), or when a statement
+    before it may ``continue`` (which would skip the binding).
+    """
+    for index, stmt in enumerate(body):
+        use = name_use([stmt])
+        mentioned = name in use.bound or name in use.read or name in use.closure_read
+        if not mentioned:
+            if exits_of([stmt]).continues:
+                return None
+            continue
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return None
+        # Within one line, every small statement before the binding must not read it.
+        for small in stmt.body:
+            small_use = name_use([small])
+            if name in small_use.read or name in small_use.closure_read:
+                return None
+            if name in small_use.bound:
+                return index if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
+        return None
+    return None

@@ -1,0 +1,321 @@
+"""Which calls break the graph: the shared break analysis every rule uses.
+
+A break inside a nested call is raised at the call site in the top-level
+frame (``nested_graph_breaks`` is off by default), so a loop that calls a
+same-module helper which breaks is a loop with a break. This module marks:
+
+* every ``Call`` that breaks, directly (an entry of the catalogue, matched by
+  qualified name) or through a function, method or submodule defined in the
+  same module whose body breaks;
+* every ``FunctionDef`` whose body breaks.
+
+It is a libcst metadata provider, so rules ask for it like any other
+metadata and it is computed once per tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional, Sequence
+
+import libcst as cst
+from libcst.metadata import BaseMetadataProvider, QualifiedNameProvider
+
+from codemods.catalogue import BY_LOGGER_METHOD, BY_METHOD, BY_QUALIFIED, LOGGER_NAMES
+
+
+@dataclass(frozen=True)
+class BreakReason:
+    """Why a call breaks; ``via`` names the same-module function in between."""
+
+    reason: str
+    raises: bool = True
+    via: str = ""
+
+    def describe(self) -> str:
+        return f"{self.reason} (via {self.via})" if self.via else self.reason
+
+
+def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = dotted_name(node.value)
+        return f"{head}.{node.attr.value}" if head else None
+    return None
+
+
+@dataclass
+class _Function:
+    node: cst.FunctionDef
+    qualname: str
+    cls: Optional[str]
+    direct: Optional[BreakReason] = None
+    callees: list[tuple[cst.Call, str]] = field(default_factory=list)
+
+
+class _Collector(cst.CSTVisitor):
+    """One pass over the module: functions, classes, submodules, call edges."""
+
+    def __init__(self, qualified: Callable[[cst.CSTNode], Iterable[str]]) -> None:
+        self.qualified = qualified
+        self.functions: list[_Function] = []
+        self.class_methods: dict[str, dict[str, _Function]] = {}
+        self.module_functions: dict[str, _Function] = {}
+        self.nested_functions: dict[str, list[_Function]] = {}
+        #: class name -> attribute -> classes mentioned in what it was assigned
+        self.submodules: dict[str, dict[str, set[str]]] = {}
+        #: class name -> attribute iterated by a loop variable, per function
+        self.loop_aliases: dict[int, dict[str, str]] = {}
+        self.logger_names: set[str] = set(LOGGER_NAMES)
+        self._class_stack: list[str] = []
+        self._func_stack: list[_Function] = []
+        self.direct_calls: dict[cst.Call, BreakReason] = {}
+
+    # -- scopes -------------------------------------------------------------
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._class_stack.append(node.name.value)
+        self.class_methods.setdefault(node.name.value, {})
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._class_stack.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        cls = self._class_stack[-1] if self._class_stack and not self._func_stack else None
+        fn = _Function(node=node, qualname=node.name.value, cls=cls)
+        if cls is not None:
+            fn.qualname = f"{cls}.{node.name.value}"
+            self.class_methods[cls][node.name.value] = fn
+        elif not self._func_stack:
+            self.module_functions[node.name.value] = fn
+        else:
+            self.nested_functions.setdefault(node.name.value, []).append(fn)
+        self.functions.append(fn)
+        self._func_stack.append(fn)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._func_stack.pop()
+
+    # -- facts --------------------------------------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if isinstance(value, cst.Call) and "logging.getLogger" in self.qualified(value):
+            for target in node.targets:
+                name = dotted_name(target.target)
+                if name:
+                    self.logger_names.add(name)
+        if self._class_stack and self._func_stack:
+            mentioned = _class_names_called(value)
+            for target in node.targets:
+                name = dotted_name(target.target)
+                if name and name.startswith("self.") and name.count(".") == 1 and mentioned:
+                    attrs = self.submodules.setdefault(self._class_stack[-1], {})
+                    attrs.setdefault(name[5:], set()).update(mentioned)
+
+    def visit_For(self, node: cst.For) -> None:
+        if not self._func_stack or not isinstance(node.target, cst.Name):
+            return
+        source = dotted_name(node.iter)
+        if source and source.startswith("self.") and source.count(".") == 1:
+            aliases = self.loop_aliases.setdefault(id(self._func_stack[-1].node), {})
+            aliases[node.target.value] = source[5:]
+
+    def visit_Call(self, node: cst.Call) -> None:
+        reason = self._catalogue_reason(node)
+        if reason is not None:
+            self.direct_calls[node] = reason
+            if self._func_stack and self._func_stack[-1].direct is None:
+                self._func_stack[-1].direct = reason
+            return
+        if self._func_stack:
+            name = dotted_name(node.func)
+            if name:
+                self._func_stack[-1].callees.append((node, name))
+
+    def _catalogue_reason(self, node: cst.Call) -> Optional[BreakReason]:
+        for qname in self.qualified(node):
+            entry = BY_QUALIFIED.get(qname)
+            if entry is not None:
+                return BreakReason(entry.reason, entry.raises)
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        method = func.attr.value
+        entry = BY_METHOD.get(method)
+        if entry is not None and not node.args:
+            return BreakReason(entry.reason, entry.raises)
+        entry = BY_LOGGER_METHOD.get(method)
+        if entry is not None and dotted_name(func.value) in self.logger_names:
+            return BreakReason(entry.reason, entry.raises)
+        return None
+
+
+def _class_names_called(node: cst.CSTNode) -> set[str]:
+    """Bare class-like names called anywhere in an expression (``Block(...)``)."""
+    found: set[str] = set()
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            if isinstance(call.func, cst.Name) and call.func.value[:1].isupper():
+                found.add(call.func.value)
+
+    node.visit(_Calls())
+    return found
+
+
+class BreakProvider(BaseMetadataProvider[Optional[BreakReason]]):
+    """Marks each breaking ``Call`` and ``FunctionDef`` with a :class:`BreakReason`."""
+
+    METADATA_DEPENDENCIES = (QualifiedNameProvider,)
+
+    def _gen_impl(self, module: cst.Module) -> None:
+        collector = _Collector(self._qualified)
+        module.visit(collector)
+        resolved = _resolve(collector)
+        for call, reason in collector.direct_calls.items():
+            self.set_metadata(call, reason)
+        for fn in collector.functions:
+            for call, callee in fn.callees:
+                target = _lookup(collector, fn, callee)
+                if target is not None and resolved.get(id(target.node)) is not None:
+                    self.set_metadata(call, BreakReason(
+                        resolved[id(target.node)].reason,
+                        resolved[id(target.node)].raises,
+                        via=target.qualname,
+                    ))
+            if resolved.get(id(fn.node)) is not None:
+                self.set_metadata(fn.node, resolved[id(fn.node)])
+
+    def _qualified(self, node: cst.CSTNode) -> set[str]:
+        try:
+            names = self.get_metadata(QualifiedNameProvider, node, set())
+        except KeyError:
+            return set()
+        return {q.name for q in names}
+
+
+def _lookup(collector: _Collector, caller: _Function, callee: str) -> Optional[_Function]:
+    """The same-module function a dotted call name refers to, if any."""
+    parts = callee.split(".")
+    cls = caller.cls or _owning_class(collector, caller)
+    if len(parts) == 1:
+        name = parts[0]
+        if name in collector.nested_functions:
+            return collector.nested_functions[name][-1]
+        if name in collector.module_functions:
+            return collector.module_functions[name]
+        if cls is not None:
+            attr = collector.loop_aliases.get(id(caller.node), {}).get(name)
+            if attr is not None:
+                return _submodule_forward(collector, cls, attr)
+        if name in collector.class_methods:
+            return collector.class_methods[name].get("__init__")
+        return None
+    if parts[0] == "self" and len(parts) == 2 and cls is not None:
+        method = collector.class_methods.get(cls, {}).get(parts[1])
+        if method is not None:
+            return method
+        return _submodule_forward(collector, cls, parts[1])
+    return None
+
+
+def _owning_class(collector: _Collector, fn: _Function) -> Optional[str]:
+    for cls, methods in collector.class_methods.items():
+        for method in methods.values():
+            if _contains(method.node, fn.node):
+                return cls
+    return None
+
+
+def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    found = False
+
+    class _Find(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nonlocal found
+            if node is inner:
+                found = True
+            return not found
+
+    outer.visit(_Find())
+    return found
+
+
+def _submodule_forward(collector: _Collector, cls: str, attr: str) -> Optional[_Function]:
+    for sub_cls in sorted(collector.submodules.get(cls, {}).get(attr, ())):
+        methods = collector.class_methods.get(sub_cls, {})
+        forward = methods.get("forward") or methods.get("__call__")
+        if forward is not None:
+            return forward
+    return None
+
+
+def _resolve(collector: _Collector) -> dict[int, Optional[BreakReason]]:
+    """Fixpoint: a function breaks if it calls the catalogue or a breaking function."""
+    result: dict[int, Optional[BreakReason]] = {
+        id(fn.node): fn.direct for fn in collector.functions
+    }
+    changed = True
+    while changed:
+        changed = False
+        for fn in collector.functions:
+            if result[id(fn.node)] is not None:
+                continue
+            for _call, callee in fn.callees:
+                target = _lookup(collector, fn, callee)
+                if target is not None and target is not fn and result.get(id(target.node)):
+                    inner = result[id(target.node)]
+                    assert inner is not None
+                    result[id(fn.node)] = BreakReason(inner.reason, inner.raises, via=target.qualname)
+                    changed = True
+                    break
+    return result
+
+
+# -- queries used by the rules ------------------------------------------------
+
+@dataclass(frozen=True)
+class BreakSite:
+    """The first breaking call found in a piece of code."""
+
+    node: cst.CSTNode
+    reason: BreakReason
+
+
+Lookup = Callable[[cst.CSTNode], Optional[BreakReason]]
+
+
+def find_breaks(
+    nodes: Sequence[cst.CSTNode] | cst.CSTNode,
+    lookup: Lookup,
+    line_of: Optional[Callable[[cst.CSTNode], int]] = None,
+    extra_lines: frozenset[int] = frozenset(),
+) -> list[BreakSite]:
+    """Every breaking call in ``nodes``, in source order.
+
+    Bodies of nested functions, lambdas and classes are not entered: defining
+    a function does not run it (calling it is seen at the call site).
+    ``extra_lines`` are lines a real run recorded as breaking; any statement
+    on such a line counts.
+    """
+    if isinstance(nodes, cst.CSTNode):
+        nodes = [nodes]
+    sites: list[BreakSite] = []
+
+    class _Walk(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            if isinstance(node, cst.Call):
+                reason = lookup(node)
+                if reason is not None:
+                    sites.append(BreakSite(node, reason))
+            elif extra_lines and line_of is not None and isinstance(node, cst.BaseSmallStatement):
+                if line_of(node) in extra_lines:
+                    sites.append(BreakSite(node, BreakReason("recorded as a graph break by a run")))
+            return True
+
+    for node in nodes:
+        node.visit(_Walk())
+    return sites

@@ -1,0 +1,116 @@
+"""The break catalogue: calls that make Dynamo break the graph, as data.
+
+Every entry was measured on torch 2.13 (CPU): each one, placed in a
+3-iteration loop under ``torch.compile``, made the frame skip. Rules never
+test for these calls with ``if`` chains; they look them up here.
+
+``raises`` says whether the call can raise an ordinary exception that user
+``except`` clauses might be waiting for. The try-splitting fix (GBF004) is
+safe only for calls that cannot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+MatchKind = Literal["qualified", "method", "logger"]
+
+
+@dataclass(frozen=True)
+class BreakCall:
+    kind: MatchKind
+    name: str
+    reason: str
+    raises: bool = True
+
+
+CATALOGUE: tuple[BreakCall, ...] = (
+    BreakCall("qualified", "builtins.print", "print() is not traceable", raises=False),
+    BreakCall("qualified", "builtins.open", "file I/O is not traceable"),
+    BreakCall("qualified", "builtins.repr", "repr() of a tensor is not traceable", raises=False),
+    BreakCall("qualified", "torch._dynamo.graph_break", "explicit graph break", raises=False),
+    BreakCall("qualified", "torch._dynamo.skip_frame", "explicit frame skip", raises=False),
+    BreakCall("qualified", "torch.nonzero", "data-dependent output shape"),
+    BreakCall("qualified", "torch.unique", "data-dependent output shape"),
+    BreakCall("qualified", "time.time", "wall-clock read is not traceable", raises=False),
+    BreakCall("qualified", "time.perf_counter", "wall-clock read is not traceable", raises=False),
+    BreakCall("qualified", "time.monotonic", "wall-clock read is not traceable", raises=False),
+    BreakCall("qualified", "warnings.warn", "warnings.warn() is not traceable"),
+    BreakCall("qualified", "sys.stdout.write", "stream write is not traceable"),
+    BreakCall("qualified", "sys.stderr.write", "stream write is not traceable"),
+    BreakCall("qualified", "random.random", "Python RNG is not traceable", raises=False),
+    BreakCall("qualified", "logging.debug", "logging call", raises=False),
+    BreakCall("qualified", "logging.info", "logging call", raises=False),
+    BreakCall("qualified", "logging.warning", "logging call", raises=False),
+    BreakCall("qualified", "logging.error", "logging call", raises=False),
+    BreakCall("qualified", "logging.critical", "logging call", raises=False),
+    BreakCall("qualified", "logging.exception", "logging call", raises=False),
+    BreakCall("qualified", "logging.log", "logging call", raises=False),
+    BreakCall("method", "item", "Tensor.item() reads a value from the device"),
+    BreakCall("method", "tolist", "Tensor.tolist() reads values from the device"),
+    BreakCall("logger", "debug", "logging call", raises=False),
+    BreakCall("logger", "info", "logging call", raises=False),
+    BreakCall("logger", "warning", "logging call", raises=False),
+    BreakCall("logger", "warn", "logging call", raises=False),
+    BreakCall("logger", "error", "logging call", raises=False),
+    BreakCall("logger", "critical", "logging call", raises=False),
+    BreakCall("logger", "exception", "logging call", raises=False),
+    BreakCall("logger", "log", "logging call", raises=False),
+)
+
+#: Receiver names that conventionally hold a ``logging.Logger``.
+LOGGER_NAMES: frozenset[str] = frozenset(
+    {"logger", "log", "_logger", "_log", "LOGGER", "LOG", "logging_", "self.logger", "self.log"}
+)
+
+BY_QUALIFIED: dict[str, BreakCall] = {c.name: c for c in CATALOGUE if c.kind == "qualified"}
+BY_METHOD: dict[str, BreakCall] = {c.name: c for c in CATALOGUE if c.kind == "method"}
+BY_LOGGER_METHOD: dict[str, BreakCall] = {c.name: c for c in CATALOGUE if c.kind == "logger"}
+
+#: Plain-text fragments of which at least one must appear in a file for any
+#: catalogue entry to match it; the cheap screen uses them.
+SCREEN_TOKENS: tuple[str, ...] = (
+    "print",
+    "open(",
+    "repr(",
+    "graph_break",
+    "skip_frame",
+    "nonzero",
+    "unique",
+    "time",
+    "perf_counter",
+    "monotonic",
+    "warn",
+    ".write(",
+    "random",
+    "log",
+    ".item(",
+    ".tolist(",
+)
+
+#: Context managers Dynamo resumes in (measured on torch 2.13): a break inside
+#: them does not skip the frame, so no rule touches them.
+RESUMABLE_CONTEXT_MANAGERS: frozenset[str] = frozenset(
+    {
+        "torch.no_grad",
+        "torch.enable_grad",
+        "torch.set_grad_enabled",
+        "torch.inference_mode",
+        "torch.autocast",
+        "torch.amp.autocast",
+        "torch.cuda.amp.autocast",
+        "torch.cpu.amp.autocast",
+        "torch.amp.autocast_mode.autocast",
+        "torch.autograd.grad_mode.no_grad",
+        "torch.autograd.grad_mode.enable_grad",
+        "torch.autograd.grad_mode.set_grad_enabled",
+        "torch.autograd.grad_mode.inference_mode",
+        "contextlib.nullcontext",
+        "torch.autograd.profiler.record_function",
+        "torch.profiler.record_function",
+        "torch.profiler.profile",
+        "torch.autograd.profiler.profile",
+        "torch.nn.attention.sdpa_kernel",
+    }
+)

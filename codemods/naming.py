@@ -1,0 +1,37 @@
+"""Fresh names for generated helpers (``_gbfix_inner_1``, ``_gbfix_loop_2``…).
+
+Numbers are unique across a module and never reuse a number already present,
+so running gbfix on its own output cannot clash.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+_GENERATED = re.compile(r"^_gbfix_[a-z]+_(\d+)$")
+
+
+class NameAllocator:
+    def __init__(self, module: cst.Module) -> None:
+        self._next = 1 + max(
+            (int(m.group(1)) for m in map(_GENERATED.match, _names(module)) if m), default=0
+        )
+
+    def fresh(self, kind: str) -> str:
+        name = f"_gbfix_{kind}_{self._next}"
+        self._next += 1
+        return name
+
+
+def _names(module: cst.Module) -> list[str]:
+    found: list[str] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value.startswith("_gbfix_"):
+                found.append(node.value)
+
+    module.visit(_Collect())
+    return found

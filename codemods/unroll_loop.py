@@ -1,0 +1,425 @@
+"""GBF001: unroll a constant-trip loop that holds a graph break.
+
+What it finds
+    A ``for`` loop inside a function, over ``range(...)`` of integer
+    constants, a tuple or list literal, or ``enumerate`` of one, whose body
+    makes a break-inducing call: directly (``print``, ``.item()``, a logger
+    call… see the break catalogue) or through a function, method or
+    submodule defined in the same module.
+
+Why it skips the frame
+    Dynamo cannot resume after a graph break inside a loop (gb7000 "graph
+    break in loop"): the whole function is skipped and runs eagerly, so none
+    of its tensor work is compiled.
+
+Example
+    def f(x):
+        for i in range(3):
+            x = x + 1
+            print(i, x)
+        return x
+
+Rewritten
+    def f(x):
+        def _gbfix_inner_1(i):
+            nonlocal x
+            x = x + 1
+            print(i, x)
+        _gbfix_inner_1(0)
+        _gbfix_inner_1(1)
+        _gbfix_inner_1(2)
+        return x
+
+    Each call is a resumable point, so Dynamo compiles the pieces between
+    the breaks. Names the body rebinds become ``nonlocal``; ``continue``
+    becomes ``return``; a ``for ... else`` body follows the calls; the loop
+    variable keeps its last value when code after the loop reads it.
+    f-strings in the body become ``str.format`` calls: the index is a
+    dynamic ``SymInt`` after the second call, and an f-string that formats
+    it fails to compile on torch 2.13.
+
+Fix safety
+    Safe: the calls run the same statements in the same order with the same
+    values. The loop is left alone, with the reason reported, when that
+    cannot be shown: ``break``, ``return``, ``yield``, ``await``, ``global``
+    or ``nonlocal`` in the body, the loop variable rebound in the body or
+    captured by a closure, a name that may carry a value from one iteration
+    to the next, more trips than ``unroll_max_trips`` (16), or iterable
+    elements that the body could change. Such loops are GBF002's (outlining).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Sequence, Union
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from codemods.base import Example, FunctionScopedRule
+from codemods.bindings import (
+    ReplaceLoopControl,
+    exits_of,
+    first_unconditional_binding,
+    function_scope_use,
+    is_generated,
+    name_use,
+)
+from codemods.breaks import BreakProvider, BreakSite, dotted_name, find_breaks
+from codemods.fstrings import FStringsToFormat
+from codemods.naming import NameAllocator
+
+# -- which loops can be unrolled ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Refusal:
+    reason: str
+
+
+@dataclass
+class UnrollPlan:
+    params: list[str]
+    calls: list[list[cst.BaseExpression]]
+    nonlocals: list[str] = field(default_factory=list)
+    prebind: list[str] = field(default_factory=list)
+    #: loop-variable names to assign their last value after the calls
+    keep_target: bool = False
+
+
+def _int_constant(node: cst.BaseExpression) -> Optional[int]:
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
+        return -int(node.expression.evaluated_value)
+    return None
+
+
+def _int_node(value: int) -> cst.BaseExpression:
+    if value < 0:
+        return cst.UnaryOperation(cst.Minus(), cst.Integer(str(-value)))
+    return cst.Integer(str(value))
+
+
+_CONSTANT_TYPES = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
+
+
+def _stable_element(node: cst.BaseExpression, body_bound: set[str], body_sets_attrs: bool) -> bool:
+    """An iterable element whose value the loop body cannot change."""
+    if isinstance(node, _CONSTANT_TYPES) or _int_constant(node) is not None:
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("None", "True", "False") or node.value not in body_bound
+    if isinstance(node, cst.Attribute):
+        root = dotted_name(node)
+        return bool(root) and not body_sets_attrs and root.split(".")[0] not in body_bound
+    if isinstance(node, cst.Tuple):
+        return all(_stable_element(e.value, body_bound, body_sets_attrs) for e in node.elements)
+    return False
+
+
+def _iteration_values(
+    node: cst.For, max_trips: int, body_bound: set[str], body_sets_attrs: bool
+) -> Union[list[cst.BaseExpression], Refusal, None]:
+    """One expression per iteration, a Refusal, or None if not a constant-trip loop."""
+    iterable = node.iter
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
+        name = iterable.func.value
+        if name == "range" and 1 <= len(iterable.args) <= 3 and not any(
+            a.keyword or a.star for a in iterable.args
+        ):
+            bounds = [_int_constant(a.value) for a in iterable.args]
+            if any(b is None for b in bounds):
+                return None
+            values = list(range(*bounds))  # type: ignore[arg-type]
+            if not values:
+                return Refusal("the loop runs zero times")
+            if len(values) > max_trips:
+                return Refusal(f"{len(values)} trips is more than unroll_max_trips={max_trips}")
+            return [_int_node(v) for v in values]
+        if name == "enumerate" and len(iterable.args) in (1, 2):
+            inner = iterable.args[0].value
+            start = 0
+            if len(iterable.args) == 2:
+                start_value = _int_constant(iterable.args[1].value)
+                if start_value is None:
+                    return None
+                start = start_value
+            if not isinstance(inner, (cst.Tuple, cst.List)):
+                return None
+            elements = _literal_elements(inner, max_trips, body_bound, body_sets_attrs)
+            if not isinstance(elements, list):
+                return elements
+            return [
+                cst.Tuple([cst.Element(_int_node(start + i)), cst.Element(e)])
+                for i, e in enumerate(elements)
+            ]
+        return None
+    if isinstance(iterable, (cst.Tuple, cst.List)):
+        return _literal_elements(iterable, max_trips, body_bound, body_sets_attrs)
+    return None
+
+
+def _literal_elements(
+    node: Union[cst.Tuple, cst.List], max_trips: int, body_bound: set[str], body_sets_attrs: bool
+) -> Union[list[cst.BaseExpression], Refusal]:
+    elements = node.elements
+    if any(isinstance(e, cst.StarredElement) for e in elements):
+        return Refusal("the iterable has a starred element")
+    if not elements:
+        return Refusal("the loop runs zero times")
+    if len(elements) > max_trips:
+        return Refusal(f"{len(elements)} trips is more than unroll_max_trips={max_trips}")
+    values = [e.value for e in elements]
+    if not all(_stable_element(v, body_bound, body_sets_attrs) for v in values):
+        return Refusal("an element of the iterable is an expression the body could change")
+    return values
+
+
+def _target_names(target: cst.BaseExpression) -> Optional[list[str]]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)) and all(
+        isinstance(e.value, cst.Name) and not isinstance(e, cst.StarredElement)
+        for e in target.elements
+    ):
+        return [e.value.value for e in target.elements]  # type: ignore[attr-defined]
+    return None
+
+
+def _split_value(value: cst.BaseExpression, arity: int) -> Optional[list[cst.BaseExpression]]:
+    if arity == 1:
+        return [value]
+    if isinstance(value, cst.Tuple) and len(value.elements) == arity and not any(
+        isinstance(e, cst.StarredElement) for e in value.elements
+    ):
+        return [e.value for e in value.elements]
+    return None
+
+
+def _sets_attributes(body: cst.CSTNode) -> bool:
+    found = False
+
+    class _Find(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            nonlocal found
+            found = found or not isinstance(node.target, cst.Name)
+
+    body.visit(_Find())
+    return found
+
+
+def plan_unroll(
+    loop: cst.For, func: cst.FunctionDef, body: Sequence[cst.BaseStatement], max_trips: int
+) -> Union[UnrollPlan, Refusal, None]:
+    """How to unroll ``loop`` (in ``func``), a Refusal, or None if not constant-trip."""
+    if loop.asynchronous is not None:
+        return None
+    use = name_use(body)
+    values = _iteration_values(loop, max_trips, use.bound, _sets_attributes(loop.body))
+    if values is None or isinstance(values, Refusal):
+        return values
+    targets = _target_names(loop.target)
+    if targets is None:
+        return Refusal("the loop target is not a name or a tuple of names")
+    calls = [_split_value(v, len(targets)) for v in values]
+    if any(c is None for c in calls):
+        return Refusal("the iterable's elements do not match the loop target's shape")
+
+    exits = exits_of(body)
+    for flag, what in (
+        (exits.breaks, "`break`"),
+        (exits.returns, "`return`"),
+        (exits.yields, "`yield`"),
+        (exits.awaits, "`await`"),
+    ):
+        if flag:
+            return Refusal(f"the loop body has {what}")
+    if use.global_decl or use.nonlocal_decl:
+        return Refusal("the loop body declares `global` or `nonlocal`")
+    if set(targets) & use.bound:
+        return Refusal("the loop body rebinds the loop variable")
+    if set(targets) & use.closure_read:
+        return Refusal("a closure in the loop body captures the loop variable")
+
+    outside = function_scope_use(func, exclude=loop)
+    plan = UnrollPlan(params=targets, calls=calls)  # type: ignore[arg-type]
+    plan.keep_target = bool(
+        set(targets) & (outside.bound | outside.read | outside.closure_read | outside.global_decl)
+    )
+    if set(targets) & outside.global_decl:
+        return Refusal("the loop variable is declared `global`")
+    for name in sorted(use.bound):
+        if is_generated(name):
+            continue
+        if name in outside.global_decl:
+            return Refusal(f"`{name}` is declared `global` in the function")
+        if name in outside.bound or name in outside.nonlocal_decl:
+            plan.nonlocals.append(name)
+            continue
+        shared = name in outside.read or name in outside.closure_read or name in use.closure_read
+        if first_unconditional_binding(body, name) is None:
+            return Refusal(
+                f"`{name}` is first bound inside the loop and may carry a value "
+                "between iterations or be unbound afterwards"
+            )
+        if shared:
+            plan.prebind.append(name)
+            plan.nonlocals.append(name)
+    return plan
+
+
+# -- building the replacement ------------------------------------------------------
+
+
+def _statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
+    if isinstance(block, cst.IndentedBlock):
+        return list(block.body)
+    assert isinstance(block, cst.SimpleStatementSuite)
+    return [cst.SimpleStatementLine(body=list(block.body))]
+
+
+def _call(name: str, args: Sequence[cst.BaseExpression]) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine(
+        [cst.Expr(cst.Call(func=cst.Name(name), args=_args(args)))]
+    )
+
+
+def _args(values: Sequence[cst.BaseExpression]) -> list[cst.Arg]:
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return [
+        cst.Arg(v, comma=comma if i < len(values) - 1 else cst.MaybeSentinel.DEFAULT)
+        for i, v in enumerate(values)
+    ]
+
+
+def _assign(names: Sequence[str], value: cst.BaseExpression) -> cst.SimpleStatementLine:
+    if len(names) == 1:
+        target: cst.BaseExpression = cst.Name(names[0])
+    else:
+        target = cst.Tuple([cst.Element(cst.Name(n)) for n in names], lpar=[], rpar=[])
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
+
+
+def _nonlocal(names: Sequence[str]) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in names])])
+
+
+def build_unrolled(
+    loop: cst.For, plan: UnrollPlan, helper: str, body: list[cst.BaseStatement]
+) -> list[cst.BaseStatement]:
+    header: list[cst.BaseStatement] = [_nonlocal(plan.nonlocals)] if plan.nonlocals else []
+    params = cst.Parameters([cst.Param(cst.Name(p)) for p in plan.params])
+    helper_def = cst.FunctionDef(
+        name=cst.Name(helper),
+        params=params,
+        body=cst.IndentedBlock(body=header + body),
+        leading_lines=loop.leading_lines,
+    )
+    out: list[cst.BaseStatement] = [
+        _assign([name], cst.Name("None")) for name in plan.prebind
+    ]
+    if out:
+        out[0] = out[0].with_changes(leading_lines=loop.leading_lines)
+        helper_def = helper_def.with_changes(leading_lines=())
+    out.append(helper_def)
+    out.extend(_call(helper, args) for args in plan.calls)
+    if loop.orelse is not None:
+        out.extend(_statements(loop.orelse.body))
+    if plan.keep_target:
+        last = plan.calls[-1]
+        value = last[0] if len(last) == 1 else cst.Tuple([cst.Element(v) for v in last], lpar=[], rpar=[])
+        out.append(_assign(plan.params, value))
+    return out
+
+
+# -- the rule -------------------------------------------------------------------------
+
+
+class UnrollLoop(FunctionScopedRule):
+    CODE = "GBF001"
+    NAME = "unroll-loop"
+    SUMMARY = "graph break inside a constant-trip loop: unroll it"
+    SCREEN = ("for ",)
+    METADATA_DEPENDENCIES = (PositionProvider, BreakProvider)
+    EXAMPLES = (
+        Example(
+            before=(
+                "def f(x):\n"
+                "    for i in range(2):\n"
+                "        x = x + 1\n"
+                "        print(i)\n"
+                "    return x\n"
+            ),
+            after=(
+                "def f(x):\n"
+                "    def _gbfix_inner_1(i):\n"
+                "        nonlocal x\n"
+                "        x = x + 1\n"
+                "        print(i)\n"
+                "    _gbfix_inner_1(0)\n"
+                "    _gbfix_inner_1(1)\n"
+                "    return x\n"
+            ),
+        ),
+        Example(
+            before=(
+                "def f(x):\n"
+                "    for i in range(2):\n"
+                "        if i:\n"
+                "            break\n"
+                "        print(i)\n"
+                "    return x\n"
+            ),
+            after=None,
+        ),
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.names = NameAllocator(node)
+
+    def breaks_in(self, nodes: Sequence[cst.CSTNode]) -> list[BreakSite]:
+        return find_breaks(
+            nodes,
+            lambda n: self.get_metadata(BreakProvider, n, None),
+            self.line_of,
+            self.options.recorded_break_lines,
+        )
+
+    def leave_For(
+        self, original_node: cst.For, updated_node: cst.For
+    ) -> Union[cst.BaseStatement, cst.FlattenSentinel[cst.BaseStatement]]:
+        func = self.enclosing
+        # A loop gbfix already outlined stays in its helper: that is the fix.
+        if func is None or func.name.value.startswith("_gbfix_loop"):
+            return updated_node
+        sites = self.breaks_in([original_node.body])
+        if not sites:
+            return updated_node
+        body = _statements(updated_node.body)
+        plan = plan_unroll(original_node, func, body, self.options.unroll_max_trips)
+        if plan is None:
+            return updated_node
+        where = f"{sites[0].reason.describe()}, line {self.line_of(sites[0].node)}"
+        message = f"graph break inside a loop ({where}) makes Dynamo skip `{func.name.value}`"
+        if isinstance(plan, Refusal):
+            if "GBF002" not in self.options.selected:
+                self.report(original_node, message, "none", note=f"not unrolled: {plan.reason}")
+            return updated_node
+        converter = FStringsToFormat()
+        body = [stmt.visit(ReplaceLoopControl()).visit(converter) for stmt in body]  # type: ignore[misc]
+        if converter.error:
+            if "GBF002" not in self.options.selected:
+                self.report(
+                    original_node, message, "none",
+                    note=f"not unrolled: {converter.error} would not compile after unrolling",
+                )
+            return updated_node
+        if not self.report(original_node, message, "safe"):
+            return updated_node
+        helper = self.names.fresh("inner")
+        return cst.FlattenSentinel(build_unrolled(updated_node, plan, helper, body))

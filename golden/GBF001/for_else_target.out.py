@@ -1,0 +1,22 @@
+"""`for ... else` and the loop variable read after the loop."""
+import torch
+
+
+def f(x):
+    def _gbfix_inner_1(i):
+        nonlocal x
+        x = x + i
+        torch._dynamo.graph_break()
+    _gbfix_inner_1(1)
+    _gbfix_inner_1(2)
+    _gbfix_inner_1(3)
+    x = x * 10
+    i = 3
+    return x + i
+
+
+ENTRY = f
+
+
+def example_inputs():
+    return (torch.ones(2),)

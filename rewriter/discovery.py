@@ -1,0 +1,117 @@
+"""Which files a batch covers.
+
+Directories are walked for ``*.py`` files, honouring ``.gitignore`` files
+(at the root and in subdirectories), ``exclude`` globs (gitignore syntax,
+relative to the working directory), and skipping hidden directories and
+virtual environments. Files named explicitly are always taken. Symlinks are
+followed only when they point inside the scanned tree. The order is sorted,
+so output never depends on the file system or on ``-j``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+import pathspec
+
+_SKIP_DIRS = frozenset(
+    {"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"}
+)
+
+
+@dataclass
+class Discovery:
+    files: list[str] = field(default_factory=list)
+    #: (path, reason) for arguments that could not be used
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _spec(lines: Iterable[str]) -> pathspec.PathSpec:
+    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+
+
+def _gitignore(directory: str) -> Optional[pathspec.PathSpec]:
+    path = os.path.join(directory, ".gitignore")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return _spec(handle)
+    except OSError:
+        return None
+
+
+def _is_venv(directory: str) -> bool:
+    return os.path.exists(os.path.join(directory, "pyvenv.cfg"))
+
+
+def _inside(path: str, root: str) -> bool:
+    real = os.path.realpath(path)
+    return real == root or real.startswith(root + os.sep)
+
+
+def discover(paths: Iterable[str], exclude: Iterable[str] = (), cwd: str = ".") -> Discovery:
+    found = Discovery()
+    excluded = _spec(exclude)
+    cwd = os.path.abspath(cwd)
+    seen: set[str] = set()
+
+    def rel(path: str) -> str:
+        return os.path.relpath(os.path.abspath(path), cwd).replace(os.sep, "/")
+
+    def add(path: str) -> None:
+        key = os.path.abspath(path)
+        if key not in seen:
+            seen.add(key)
+            found.files.append(path)
+
+    for arg in paths:
+        if os.path.isdir(arg):
+            _walk(arg, excluded, rel, add, found)
+        elif os.path.lexists(arg):
+            add(arg)  # named explicitly: always taken; reading it reports problems
+        else:
+            found.problems.append((arg, "no such file or directory"))
+    found.files.sort(key=lambda p: rel(p))
+    return found
+
+
+def _walk(top, excluded, rel, add, found) -> None:
+    root_real = os.path.realpath(top)
+    ignores: list[tuple[str, pathspec.PathSpec]] = []
+    for directory, dirnames, filenames in os.walk(top, followlinks=False):
+        spec = _gitignore(directory)
+        if spec is not None:
+            ignores.append((directory, spec))
+
+        def ignored(path: str, is_dir: bool) -> bool:
+            suffix = "/" if is_dir else ""
+            if excluded.match_file(rel(path) + suffix):
+                return True
+            for base, ignore in ignores:
+                if path.startswith(base + os.sep) or base == directory:
+                    if ignore.match_file(os.path.relpath(path, base).replace(os.sep, "/") + suffix):
+                        return True
+            return False
+
+        keep = []
+        for name in sorted(dirnames):
+            full = os.path.join(directory, name)
+            if name.startswith(".") or name in _SKIP_DIRS or _is_venv(full) or ignored(full, True):
+                continue
+            if os.path.islink(full):
+                if not _inside(full, root_real):
+                    found.problems.append((full, "symlink to a directory outside the scanned tree; skipped"))
+                continue
+            keep.append(name)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            if not name.endswith(".py") or name.startswith("."):
+                continue
+            full = os.path.join(directory, name)
+            if ignored(full, False):
+                continue
+            if os.path.islink(full) and not _inside(full, root_real):
+                found.problems.append((full, "symlink to a file outside the scanned tree; skipped"))
+                continue
+            add(full)

@@ -1,0 +1,239 @@
+"""Run a callable under ``torch.compile`` and count what Dynamo did.
+
+One measurement code path for the golden tests and ``gbfix verify``:
+
+* frames compiled and ops captured, from a counting backend that wraps the
+  real one (``eager`` by default);
+* frames skipped: ``counters["frames"]`` total minus ok, plus *partial*
+  skips, frames compiled only up to an earlier resumable point with the rest
+  run as plain bytecode (Dynamo counts those frames as ok, so they are
+  caught from the graph-break log step instead);
+* every graph break with its type, location and reason.
+
+``torch._dynamo.explain`` is not used: on a skipped frame it reports no
+graphs and no reasons. torch is imported lazily, so the rewriting commands
+never pay for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterator, Optional
+
+PARTIAL_SKIP = "Encountered graph break that we cannot resume from"
+_GB_CODE = re.compile(r"/gb/(gb\d{4})\.html")
+
+
+@dataclass
+class BreakRecord:
+    gb_type: str
+    reason: str
+    filename: str
+    lineno: int
+    function: str
+    partial_skip: bool
+    gb_code: str = ""
+    user_stack: list[tuple[str, int, str]] = field(default_factory=list)
+
+
+@dataclass
+class CompileStats:
+    frames_total: int = 0
+    frames_ok: int = 0
+    partial_skips: int = 0
+    graphs: int = 0
+    ops: int = 0
+    recompiles: int = 0
+    breaks: list[BreakRecord] = field(default_factory=list)
+    #: reasons of frames Dynamo gave up on (counters["unimplemented"])
+    skip_reasons: list[str] = field(default_factory=list)
+
+    @property
+    def frames_skipped(self) -> int:
+        return self.frames_total - self.frames_ok + self.partial_skips
+
+    @property
+    def frames_compiled(self) -> int:
+        return self.graphs
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["frames_skipped"] = self.frames_skipped
+        data["frames_compiled"] = self.frames_compiled
+        data["graph_breaks"] = len(self.breaks)
+        return data
+
+
+def seed_everything(seed: int = 0) -> None:
+    import torch
+
+    random.seed(seed)
+    torch.manual_seed(seed)
+    try:
+        import numpy
+
+        numpy.random.seed(seed)
+    except ImportError:
+        pass
+
+
+def counting_backend(stats: CompileStats, backend: str = "eager") -> Callable:
+    """A Dynamo backend that counts graphs and ops, then hands on to ``backend``."""
+
+    def compile_fx(gm, example_inputs):  # type: ignore[no-untyped-def]
+        stats.graphs += 1
+        stats.ops += sum(
+            1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module")
+        )
+        if backend == "eager":
+            return gm.forward
+        from torch._dynamo.backends.registry import lookup_backend
+
+        return lookup_backend(backend)(gm, example_inputs)
+
+    return compile_fx
+
+
+@contextlib.contextmanager
+def recording_breaks(stats: CompileStats) -> Iterator[None]:
+    """Record every graph break Dynamo logs, partial skips marked."""
+    from torch._dynamo import symbolic_convert
+
+    cls = symbolic_convert.InstructionTranslatorBase
+    original = cls.log_graph_break
+
+    def log_graph_break(self, code_options, reason, exc):  # type: ignore[no-untyped-def]
+        if not getattr(exc, "logged", False):
+            stats.breaks.append(_break_record(reason, exc))
+            if reason.startswith(PARTIAL_SKIP):
+                stats.partial_skips += 1
+        return original(self, code_options, reason, exc)
+
+    cls.log_graph_break = log_graph_break
+    try:
+        yield
+    finally:
+        cls.log_graph_break = original
+
+
+def _break_record(reason: str, exc: BaseException) -> BreakRecord:
+    import traceback
+
+    stack = getattr(exc, "real_stack", None) or []
+    frames = [(f.filename, f.lineno or 0, f.name) for f in stack]
+    if not frames:
+        frames = [
+            (f.filename, f.lineno or 0, f.name)
+            for f in traceback.extract_tb(exc.__traceback__)
+        ][-1:]
+    last = frames[-1] if frames else ("", 0, "")
+    text = str(exc)
+    code = _GB_CODE.search(text)
+    return BreakRecord(
+        gb_type=str(getattr(exc, "gb_type", type(exc).__name__)),
+        reason=text.strip().splitlines()[0] if text.strip() else reason.splitlines()[0],
+        filename=last[0],
+        lineno=last[1],
+        function=last[2],
+        partial_skip=reason.startswith(PARTIAL_SKIP),
+        gb_code=code.group(1).upper() if code else "",
+        user_stack=frames,
+    )
+
+
+def measure(
+    fn: Callable,
+    args: tuple,
+    backend: str = "eager",
+    calls: int = 2,
+    seed: int = 0,
+) -> tuple[Any, CompileStats]:
+    """Compile ``fn`` with a fresh Dynamo state, call it ``calls`` times, count.
+
+    Returns the output of the last call and the statistics.
+    """
+    import torch
+    import torch._dynamo
+    from torch._dynamo.utils import counters
+
+    torch._dynamo.reset()
+    counters.clear()
+    stats = CompileStats()
+    compiled = torch.compile(fn, backend=counting_backend(stats, backend))
+    output: Any = None
+    with recording_breaks(stats):
+        for _ in range(calls):
+            seed_everything(seed)
+            output = compiled(*args)
+    stats.frames_total = int(counters["frames"]["total"])
+    stats.frames_ok = int(counters["frames"]["ok"])
+    stats.recompiles = max(0, int(counters["stats"].get("unique_graphs", 0)) - stats.graphs)
+    stats.skip_reasons = [k.splitlines()[0] for k in counters["unimplemented"]]
+    return output, stats
+
+
+def run_eager(fn: Callable, args: tuple, seed: int = 0) -> Any:
+    seed_everything(seed)
+    return fn(*args)
+
+
+def resolve_entry(obj: Any, seed: int = 0) -> Callable:
+    """A function, an ``nn.Module`` instance, or an ``nn.Module`` class (built under a seed)."""
+    import torch
+
+    if isinstance(obj, type) and issubclass(obj, torch.nn.Module):
+        seed_everything(seed)
+        return obj()
+    if callable(obj):
+        return obj
+    raise TypeError(f"entry {obj!r} is not callable")
+
+
+def first_difference(a: Any, b: Any, path: str = "output", exact: bool = True,
+                     rtol: Optional[float] = None, atol: Optional[float] = None) -> Optional[str]:
+    """None when ``a`` and ``b`` match, else a one-line description of where they differ.
+
+    Walks tuples, lists, dicts and dataclasses; tensors are compared with
+    ``torch.testing.assert_close`` (exactly when ``exact``).
+    """
+    import dataclasses
+
+    import torch
+
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+            return f"{path}: {type(a).__name__} vs {type(b).__name__}"
+        kwargs: dict[str, Any] = {"rtol": 0.0, "atol": 0.0} if exact else {}
+        if rtol is not None or atol is not None:
+            kwargs = {"rtol": rtol or 0.0, "atol": atol or 0.0}
+        try:
+            torch.testing.assert_close(a, b, equal_nan=True, **kwargs)
+        except AssertionError as exc:
+            return f"{path}: {str(exc).strip().splitlines()[0]}"
+        return None
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        if len(a) != len(b) or type(a) is not type(b):
+            return f"{path}: {type(a).__name__} of {len(a)} vs {type(b).__name__} of {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            diff = first_difference(x, y, f"{path}[{i}]", exact, rtol, atol)
+            if diff:
+                return diff
+        return None
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(a) != set(b):
+            return f"{path}: keys {sorted(map(str, a))} vs {sorted(map(str, b))}"
+        for key in a:
+            diff = first_difference(a[key], b[key], f"{path}[{key!r}]", exact, rtol, atol)
+            if diff:
+                return diff
+        return None
+    if dataclasses.is_dataclass(a) and dataclasses.is_dataclass(b) and not isinstance(a, type):
+        return first_difference(
+            dataclasses.asdict(a), dataclasses.asdict(b), path, exact, rtol, atol  # type: ignore[arg-type]
+        )
+    if a != b:
+        return f"{path}: {a!r} vs {b!r}"
+    return None

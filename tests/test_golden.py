@@ -1,0 +1,66 @@
+"""The golden corpus: exact rewrites, idempotence, and real torch.compile runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from rewriter.measure import first_difference, measure, resolve_entry, run_eager, seed_everything
+from tests.golden import Case, cases, load, rewrite
+
+CASES = cases()
+
+
+def _ids(case: Case) -> str:
+    return str(case)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_rewrite_matches_expected(case: Case, regen_golden: bool) -> None:
+    produced = rewrite(case)
+    if regen_golden:
+        if produced != case.source:
+            with open(case.output_path, "w", encoding="utf-8") as handle:
+                handle.write(produced)
+        return
+    expected = case.expected
+    if expected is None:
+        assert produced == case.source, "a must-not-change case was changed"
+    else:
+        assert produced == expected
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.expected is not None], ids=_ids)
+def test_rewrite_is_idempotent_and_compiles(case: Case) -> None:
+    expected = case.expected
+    assert expected is not None
+    compile(expected, case.output_path, "exec")
+    assert rewrite(case, expected) == expected
+
+
+def _run(path: str, source: str, tag: str):
+    module = load(path, source, tag)
+    fn = resolve_entry(module.ENTRY)
+    seed_everything(1)
+    args = module.example_inputs()
+    return module, fn, args
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_golden_under_torch_compile(case: Case) -> None:
+    module, before_fn, args = _run(case.input_path, case.source, "before")
+    reference = run_eager(before_fn, args)
+    out_before, before = measure(before_fn, args)
+    assert first_difference(reference, out_before) is None
+    expected = case.expected
+    if expected is None:
+        return
+    after_module, after_fn, after_args = _run(case.output_path, expected, "after")
+    out_eager_after = run_eager(after_fn, after_args)
+    out_after, after = measure(after_fn, after_args)
+    assert first_difference(reference, out_eager_after) is None, "eager behaviour changed"
+    assert first_difference(reference, out_after) is None, "compiled output differs"
+    assert before.frames_skipped > 0, "the input case should skip a frame"
+    want = getattr(module, "EXPECT_SKIPPED_AFTER", 0)
+    assert after.frames_skipped == want, after.skip_reasons
+    assert after.ops >= before.ops
+    assert after.graphs > before.graphs
