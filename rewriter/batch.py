@@ -32,7 +32,7 @@ def process_file(path: str, settings: Settings) -> FileResult:
     try:
         outcome = transform_source(source.text, os.path.abspath(path), settings)
     except cst.ParserSyntaxError as exc:
-        return Failed(path, f"syntax error: {exc.message}", exc.raw_line)
+        return _syntax_failure(path, source.text, exc)
     except SelfCheckError as exc:
         return Failed(path, str(exc))
     except RecursionError:
@@ -46,6 +46,18 @@ def process_file(path: str, settings: Settings) -> FileResult:
     except UnicodeEncodeError as exc:
         return Failed(path, f"rewritten text cannot be encoded as {source.encoding}: {exc.reason}")
     return Changed(path, source.data, new, source.encoding, outcome.findings)
+
+
+def _syntax_failure(path: str, text: str, exc: cst.ParserSyntaxError) -> Failed:
+    """Python's own message and line when it agrees the file is invalid."""
+    try:
+        compile(text, path, "exec", dont_inherit=True)
+    except SyntaxError as py_exc:
+        return Failed(path, f"syntax error: {py_exc.msg}", py_exc.lineno or 0)
+    except (ValueError, RecursionError, MemoryError) as other:
+        return Failed(path, f"cannot compile: {other}")
+    first = exc.message.strip().splitlines()[0] if exc.message.strip() else "parse error"
+    return Failed(path, f"syntax this Python accepts but libcst cannot parse: {first}", exc.raw_line)
 
 
 def _chunk(args: tuple[Sequence[str], Settings]) -> list[FileResult]:
