@@ -7,7 +7,6 @@ Without options a case runs with only its folder's rule selected.
 from __future__ import annotations
 
 import glob
-import importlib.util
 import os
 import shlex
 import sys

@@ -1,0 +1,77 @@
+"""The typer application and what every command shares.
+
+Diffs and reports go to stdout; messages, notes and the summary line go to
+stderr. Exit codes are defined in :mod:`rewriter.results`.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+from rewriter.config import ConfigError, Settings, load_settings, parse_codes, with_overrides
+from rewriter.discovery import discover
+from rewriter.results import EXIT_ERROR, Totals
+
+app = typer.Typer(
+    name="gbfix",
+    help="Rewrite PyTorch code so torch.compile stops skipping whole functions.",
+    no_args_is_help=True,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@app.callback()
+def _root() -> None:
+    """Rewrite PyTorch code so torch.compile stops skipping whole functions.
+
+    `gbfix apply PATH --dry-run` shows the fixes as one patch.
+    """
+
+
+def err(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+def resolve_settings(
+    paths: List[str],
+    select: Optional[str],
+    ignore: Optional[str],
+    exclude: Optional[List[str]],
+    unsafe_fixes: bool = False,
+    report_only: bool = False,
+    config: Optional[str] = None,
+) -> Settings:
+    """Settings from the nearest pyproject.toml, then the flags. Exits 2 on errors."""
+    try:
+        settings = load_settings(paths[0] if paths else ".", pyproject=config)
+        settings = with_overrides(
+            settings,
+            select=parse_codes([select], "--select") if select else None,
+            ignore=parse_codes([ignore], "--ignore") if ignore else None,
+            exclude=settings.exclude + tuple(exclude or ()),
+            fix_mode="report" if report_only else ("unsafe" if unsafe_fixes else "safe"),
+        )
+    except ConfigError as exc:
+        err(f"gbfix: error: {exc}")
+        raise typer.Exit(EXIT_ERROR)
+    return settings
+
+
+def collect(paths: List[str], settings: Settings, totals: Totals) -> list[str]:
+    found = discover(paths, settings.exclude)
+    for path, reason in found.problems:
+        err(f"{path}: error: {reason}")
+        totals.scanned += 1
+        totals.errors += 1
+    return found.files
+
+
+def summary(totals: Totals, seconds: float, verb: str) -> str:
+    return (
+        f"gbfix: {totals.scanned} files scanned ({totals.screened_out} screened out, "
+        f"{totals.parsed} parsed), {totals.changed} {verb}, {totals.errors} errors "
+        f"in {seconds:.2f}s"
+    )
