@@ -7,6 +7,7 @@ files and one CHANGELOG line.
 from __future__ import annotations
 
 from codemods.base import Example, Finding, Rule, RuleOptions
+from codemods.outline_loop import OutlineLoop
 from codemods.unroll_loop import UnrollLoop
 
 #: code -> rule class, in the order rules run on a file
@@ -14,6 +15,7 @@ REGISTRY: dict[str, type[Rule]] = {
     rule.CODE: rule
     for rule in (
         UnrollLoop,
+        OutlineLoop,
     )
 }
 

@@ -319,3 +319,35 @@ def find_breaks(
     for node in nodes:
         node.visit(_Walk())
     return sites
+
+
+def _returns_in(nodes: Sequence[cst.CSTNode]) -> list[cst.Return]:
+    found: list[cst.Return] = []
+
+    class _Walk(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            if isinstance(node, cst.Return):
+                found.append(node)
+            return True
+
+    for node in nodes:
+        node.visit(_Walk())
+    return found
+
+
+def sites_that_skip(
+    loop_parts: Sequence[cst.CSTNode],
+    sites: Sequence[BreakSite],
+    start_of: Callable[[cst.CSTNode], tuple[int, int]],
+) -> list[BreakSite]:
+    """The break sites in a loop that make Dynamo skip the frame.
+
+    Dynamo (torch 2.13, ``maybe_has_backedge``) calls a break "in a loop" by
+    scanning forward from it for a backward jump, and stops at the first
+    return. A break with a ``return`` after it in the loop body is therefore
+    resumed, not skipped, and needs no fix.
+    """
+    returns = [start_of(r) for r in _returns_in(loop_parts)]
+    return [s for s in sites if not any(r > start_of(s.node) for r in returns)]

@@ -54,9 +54,8 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence, Union
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
-from codemods.base import Example, FunctionScopedRule
+from codemods.base import Example
 from codemods.bindings import (
     ReplaceLoopControl,
     exits_of,
@@ -65,8 +64,9 @@ from codemods.bindings import (
     is_generated,
     name_use,
 )
-from codemods.breaks import BreakProvider, BreakSite, dotted_name, find_breaks
+from codemods.breaks import dotted_name
 from codemods.fstrings import FStringsToFormat
+from codemods.loop_rule import LoopRule
 from codemods.naming import NameAllocator
 
 # -- which loops can be unrolled ------------------------------------------------
@@ -276,7 +276,7 @@ def plan_unroll(
 # -- building the replacement ------------------------------------------------------
 
 
-def _statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
+def body_statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
     if isinstance(block, cst.IndentedBlock):
         return list(block.body)
     assert isinstance(block, cst.SimpleStatementSuite)
@@ -329,7 +329,7 @@ def build_unrolled(
     out.append(helper_def)
     out.extend(_call(helper, args) for args in plan.calls)
     if loop.orelse is not None:
-        out.extend(_statements(loop.orelse.body))
+        out.extend(body_statements(loop.orelse.body))
     if plan.keep_target:
         last = plan.calls[-1]
         value = last[0] if len(last) == 1 else cst.Tuple([cst.Element(v) for v in last], lpar=[], rpar=[])
@@ -340,12 +340,11 @@ def build_unrolled(
 # -- the rule -------------------------------------------------------------------------
 
 
-class UnrollLoop(FunctionScopedRule):
+class UnrollLoop(LoopRule):
     CODE = "GBF001"
     NAME = "unroll-loop"
     SUMMARY = "graph break inside a constant-trip loop: unroll it"
     SCREEN = ("for ",)
-    METADATA_DEPENDENCIES = (PositionProvider, BreakProvider)
     EXAMPLES = (
         Example(
             before=(
@@ -382,14 +381,6 @@ class UnrollLoop(FunctionScopedRule):
     def visit_Module(self, node: cst.Module) -> None:
         self.names = NameAllocator(node)
 
-    def breaks_in(self, nodes: Sequence[cst.CSTNode]) -> list[BreakSite]:
-        return find_breaks(
-            nodes,
-            lambda n: self.get_metadata(BreakProvider, n, None),
-            self.line_of,
-            self.options.recorded_break_lines,
-        )
-
     def leave_For(
         self, original_node: cst.For, updated_node: cst.For
     ) -> Union[cst.BaseStatement, cst.FlattenSentinel[cst.BaseStatement]]:
@@ -397,15 +388,14 @@ class UnrollLoop(FunctionScopedRule):
         # A loop gbfix already outlined stays in its helper: that is the fix.
         if func is None or func.name.value.startswith("_gbfix_loop"):
             return updated_node
-        sites = self.breaks_in([original_node.body])
+        sites = self.skipping_breaks(original_node)
         if not sites:
             return updated_node
-        body = _statements(updated_node.body)
+        body = body_statements(updated_node.body)
         plan = plan_unroll(original_node, func, body, self.options.unroll_max_trips)
         if plan is None:
             return updated_node
-        where = f"{sites[0].reason.describe()}, line {self.line_of(sites[0].node)}"
-        message = f"graph break inside a loop ({where}) makes Dynamo skip `{func.name.value}`"
+        message = self.describe_break(func, sites)
         if isinstance(plan, Refusal):
             if "GBF002" not in self.options.selected:
                 self.report(original_node, message, "none", note=f"not unrolled: {plan.reason}")

@@ -61,6 +61,9 @@ def test_golden_under_torch_compile(case: Case) -> None:
     assert first_difference(reference, out_after) is None, "compiled output differs"
     assert before.frames_skipped > 0, "the input case should skip a frame"
     want = getattr(module, "EXPECT_SKIPPED_AFTER", 0)
-    assert after.frames_skipped == want, after.skip_reasons
+    assert after.frames_skipped <= want, after.skip_reasons
+    # What is still skipped is a helper gbfix made (or a resume function inside
+    # one), never the user's own function.
+    assert all("_gbfix_" in name for name in after.skipped_functions), after.skipped_functions
     assert after.ops >= before.ops
     assert after.graphs > before.graphs

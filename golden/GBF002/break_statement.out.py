@@ -1,0 +1,23 @@
+"""A loop with `break`: cannot be unrolled, is outlined whole."""
+import torch
+
+
+def f(x):
+    x = x.sin()
+    def _gbfix_loop_1():
+        nonlocal x
+        for i in range(5):
+            x = x + 1
+            if i == 2:
+                print("stop at", i)
+                break
+    _gbfix_loop_1()
+    return x.cos()
+
+
+ENTRY = f
+EXPECT_SKIPPED_AFTER = 1
+
+
+def example_inputs():
+    return (torch.ones(2),)

@@ -1,0 +1,17 @@
+"""A while loop whose condition reads a value with `.item()`."""
+import torch
+
+
+def shrink(x):
+    x = x.exp()
+    while x.norm().item() > 1.0:
+        x = x * 0.5
+    return x.log1p()
+
+
+ENTRY = shrink
+EXPECT_SKIPPED_AFTER = 1
+
+
+def example_inputs():
+    return (torch.randn(16),)
