@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from codemods.base import Example, Finding, Rule, RuleOptions
 from codemods.outline_loop import OutlineLoop
+from codemods.split_try import SplitTry
+from codemods.split_with import SplitWith
 from codemods.unroll_loop import UnrollLoop
 
 #: code -> rule class, in the order rules run on a file
@@ -16,6 +18,8 @@ REGISTRY: dict[str, type[Rule]] = {
     for rule in (
         UnrollLoop,
         OutlineLoop,
+        SplitWith,
+        SplitTry,
     )
 }
 

@@ -1,6 +1,7 @@
 """Loading and running the golden corpus: golden/<rule>/<case>.in.py [+ .out.py].
 
-A case's first line may hold options: ``# golden: --unsafe-fixes --select GBF003``.
+A case's first line may hold options: ``# golden: --unsafe-fixes --select GBF003``
+(and ``--reentrant QUALNAME`` to list a re-entrant context manager).
 Without options a case runs with only its folder's rule selected.
 """
 
@@ -48,12 +49,17 @@ class Case:
         args = shlex.split(first.split("golden:", 1)[1]) if first.startswith("# golden:") else []
         select = (self.rule,)
         fix_mode = "safe"
+        reentrant: tuple[str, ...] = Settings().reentrant_context_managers
         for i, arg in enumerate(args):
             if arg == "--unsafe-fixes":
                 fix_mode = "unsafe"
             elif arg == "--select":
                 select = parse_codes([args[i + 1]], "golden options")
-        return Settings(select=select, fix_mode=fix_mode)  # type: ignore[arg-type]
+            elif arg == "--reentrant":
+                reentrant = (*reentrant, args[i + 1])
+        return Settings(  # type: ignore[arg-type]
+            select=select, fix_mode=fix_mode, reentrant_context_managers=reentrant
+        )
 
     def __str__(self) -> str:
         return f"{self.rule}/{self.name}"

@@ -1,0 +1,27 @@
+"""The guide's example: a break inside a custom context manager (safe fix: outline)."""
+import torch
+
+
+class CustomCtxManager:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def fn(x):
+    x = x.sin()
+    with CustomCtxManager():
+        x = x + 1
+        torch._dynamo.graph_break()
+        x = x * 2
+    return x.cos()
+
+
+ENTRY = fn
+EXPECT_SKIPPED_AFTER = 1
+
+
+def example_inputs():
+    return (torch.randn(3),)

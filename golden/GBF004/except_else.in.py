@@ -1,0 +1,21 @@
+"""try/except/else with a print in the middle: the else goes with the second part."""
+import torch
+
+
+def fn(x):
+    try:
+        y = x * 2
+        print("doubled")
+        z = y + 1
+    except (RuntimeError, ValueError) as exc:
+        z = x
+    else:
+        z = z * 3
+    return z
+
+
+ENTRY = fn
+
+
+def example_inputs():
+    return (torch.randn(3),)

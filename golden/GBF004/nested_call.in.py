@@ -1,0 +1,27 @@
+"""The break is inside a helper called in the try: the call may raise, so outline."""
+import torch
+
+
+def check(t):
+    if t.isnan().any().item():
+        raise ValueError("nan")
+    print("ok")
+
+
+def fn(x):
+    x = x.exp()
+    try:
+        x = x + 1
+        check(x)
+        x = x * 2
+    except ValueError:
+        x = torch.zeros_like(x)
+    return x.log1p()
+
+
+ENTRY = fn
+EXPECT_SKIPPED_AFTER = 1
+
+
+def example_inputs():
+    return (torch.randn(3),)
