@@ -411,3 +411,16 @@ def first_unconditional_binding(body: Sequence[cst.BaseStatement], name: str) ->
                 return index if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
         return None
     return None
+
+
+def local_declaration(name: str) -> cst.SimpleStatementLine:
+    """``name: object``: makes ``name`` local to the function without assigning it.
+
+    A nested helper's ``nonlocal name`` needs a binding in the enclosing
+    function. A bare annotation is one, and local annotations are never
+    evaluated, so code that reads ``name`` where nothing bound it still
+    raises ``UnboundLocalError``/``NameError`` as it did before the move.
+    """
+    return cst.SimpleStatementLine(
+        [cst.AnnAssign(target=cst.Name(name), annotation=cst.Annotation(cst.Name("object")), value=None)]
+    )

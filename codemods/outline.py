@@ -45,7 +45,13 @@ from typing import Sequence, Union
 
 import libcst as cst
 
-from codemods.bindings import exits_of, function_scope_use, is_generated, name_use
+from codemods.bindings import (
+    exits_of,
+    function_scope_use,
+    is_generated,
+    local_declaration,
+    name_use,
+)
 
 
 @dataclass(frozen=True)
@@ -171,12 +177,7 @@ def build_outline(stmt: cst.BaseStatement, plan: OutlinePlan, helper: str) -> li
         body.append(cst.SimpleStatementLine([cst.Return(cst.Tuple(
             [cst.Element(cst.Name("False"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
              cst.Element(cst.Name("None"))], lpar=[], rpar=[]))]))
-    out: list[cst.BaseStatement] = [
-        cst.SimpleStatementLine(
-            [cst.AnnAssign(target=cst.Name(name), annotation=cst.Annotation(cst.Name("object")), value=None)]
-        )
-        for name in plan.declare
-    ]
+    out: list[cst.BaseStatement] = [local_declaration(name) for name in plan.declare]
     out.append(cst.FunctionDef(name=cst.Name(helper), params=cst.Parameters(), body=cst.IndentedBlock(body)))
     call = cst.Call(func=cst.Name(helper))
     if plan.returns:

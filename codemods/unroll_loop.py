@@ -43,9 +43,12 @@ Fix safety
     values. The loop is left alone, with the reason reported, when that
     cannot be shown: ``break``, ``return``, ``yield``, ``await``, ``global``
     or ``nonlocal`` in the body, the loop variable rebound in the body or
-    captured by a closure, a name that may carry a value from one iteration
-    to the next, more trips than ``unroll_max_trips`` (16), or iterable
-    elements that the body could change. Such loops are GBF002's (outlining).
+    captured by a closure, more trips than ``unroll_max_trips`` (16), or
+    iterable elements that the body could change. Such loops are GBF002's
+    (outlining). A name the loop alone binds but the rest of the function
+    reads, or that carries a value from one trip to the next, lives in the
+    parent: declared there with a bare ``name: object`` annotation, which
+    binds nothing, so an unbound read still fails as before.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ from codemods.bindings import (
     first_unconditional_binding,
     function_scope_use,
     is_generated,
+    local_declaration,
     name_use,
 )
 from codemods.breaks import dotted_name
@@ -82,7 +86,8 @@ class UnrollPlan:
     params: list[str]
     calls: list[list[cst.BaseExpression]]
     nonlocals: list[str] = field(default_factory=list)
-    prebind: list[str] = field(default_factory=list)
+    #: names only the loop binds that the parent must hold (``name: object``)
+    declare: list[str] = field(default_factory=list)
     #: loop-variable names to assign their last value after the calls
     keep_target: bool = False
 
@@ -262,13 +267,11 @@ def plan_unroll(
             plan.nonlocals.append(name)
             continue
         shared = name in outside.read or name in outside.closure_read or name in use.closure_read
-        if first_unconditional_binding(body, name) is None:
-            return Refusal(
-                f"`{name}` is first bound inside the loop and may carry a value "
-                "between iterations or be unbound afterwards"
-            )
-        if shared:
-            plan.prebind.append(name)
+        # A temporary bound afresh before any read in each trip can stay local
+        # to the helper; anything else (read after the loop, carried from one
+        # trip to the next, bound only on some paths) must live in the parent.
+        if shared or first_unconditional_binding(body, name) is None:
+            plan.declare.append(name)
             plan.nonlocals.append(name)
     return plan
 
@@ -320,9 +323,7 @@ def build_unrolled(
         body=cst.IndentedBlock(body=header + body),
         leading_lines=loop.leading_lines,
     )
-    out: list[cst.BaseStatement] = [
-        _assign([name], cst.Name("None")) for name in plan.prebind
-    ]
+    out: list[cst.BaseStatement] = [local_declaration(name) for name in plan.declare]
     if out:
         out[0] = out[0].with_changes(leading_lines=loop.leading_lines)
         helper_def = helper_def.with_changes(leading_lines=())

@@ -3,7 +3,7 @@ import torch
 
 
 def f(x):
-    h = None
+    h: object
     def _gbfix_inner_1(i):
         nonlocal h, x
         h = torch.relu(x + i)

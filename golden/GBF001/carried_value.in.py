@@ -1,4 +1,4 @@
-"""A value carried from one iteration to the next cannot live in the helper."""
+"""A value carried from one iteration to the next lives in the parent (declared, not bound)."""
 import torch
 
 
