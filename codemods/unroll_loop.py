@@ -258,6 +258,10 @@ def plan_unroll(
     )
     if set(targets) & outside.global_decl:
         return Refusal("the loop variable is declared `global`")
+    if set(targets) & outside.closure_read:
+        # A closure over the loop variable would see the parent's copy, which
+        # the helper's parameter no longer updates on each trip.
+        return Refusal("a closure elsewhere in the function reads the loop variable")
     for name in sorted(use.bound):
         if is_generated(name):
             continue
