@@ -10,13 +10,20 @@ node unchanged.
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, Optional
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Optional
 
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
 from libcst.metadata import PositionProvider
+
+from codemods.breaks import BreakProvider, find_breaks
+
+if TYPE_CHECKING:
+    from rewriter.screen import ScreenFacts
 
 Safety = Literal["safe", "unsafe", "none"]
 FixMode = Literal["report", "safe", "unsafe"]
@@ -32,6 +39,8 @@ class Finding:
     applied: bool = False
     #: why a fix is unsafe or was not made; shown to the user
     note: str = ""
+    #: a fix that ``--unsafe-fixes`` would make instead, and why it is unsafe
+    unsafe_alternative: str = ""
 
 
 @dataclass(frozen=True)
@@ -40,6 +49,8 @@ class Example:
 
     before: str
     after: Optional[str]
+    #: ``[tool.gbfix]`` settings the example runs with (``Settings`` field -> value)
+    config: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -55,24 +66,69 @@ class RuleOptions:
     suppressions: dict[int, frozenset[str]] = field(default_factory=dict)
     #: rule codes that are active in this run (rules consult each other)
     selected: frozenset[str] = frozenset()
+    #: top-level packages that are / are not part of the project (GBF007)
+    first_party: tuple[str, ...] = ()
+    third_party: tuple[str, ...] = ()
+    #: third-party callables known to graph-break (``pkg.mod.Class``; a prefix covers a package)
+    breaking_third_party: tuple[str, ...] = ()
+    #: the same, as recorded by a real run (filled from a trace)
+    recorded_third_party: frozenset[str] = frozenset()
+    #: packages found under this directory (outside site-packages) are first-party
+    project_root: str = ""
 
 
-_SUPPRESS = re.compile(r"#\s*gbfix:\s*ignore(?:\[([A-Za-z0-9_,\s]+)\])?")
+#: statements whose finding a suppression on one of their breaks also covers
+_HOLDERS = (cst.For, cst.While, cst.With, cst.Try, cst.TryStar)
+
+_SUPPRESS = re.compile(r"#\s*gbfix:\s*ignore\b(?:\[([A-Za-z0-9_,\s]*)\])?")
+
+
+@dataclass(frozen=True)
+class Suppression:
+    """One ``# gbfix: ignore[...]`` comment; empty ``codes`` means every code."""
+
+    line: int
+    col: int
+    codes: frozenset[str]
+
+
+def _comments(source: str) -> list[tuple[int, int, str]]:
+    """(line, 1-based column, text) of every comment; plain lines if tokenizing fails."""
+    try:
+        return [
+            (tok.start[0], tok.start[1] + 1, tok.string)
+            for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+            if tok.type == tokenize.COMMENT
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        # An unparsable file is reported elsewhere; a best effort is enough here.
+        return [(n, 1, line) for n, line in enumerate(source.splitlines(), start=1)]
+
+
+def suppression_comments(source: str) -> list[Suppression]:
+    """Every suppression comment, in line order.
+
+    Comments are found with the tokenizer, so the same words inside a
+    string or docstring do not count.
+    """
+    if "gbfix:" not in source:
+        return []
+    found = []
+    for line, col, text in _comments(source):
+        match = _SUPPRESS.search(text)
+        if match is None:
+            continue
+        codes = match.group(1) or ""
+        found.append(Suppression(
+            line, col + match.start(),
+            frozenset(c.strip().upper() for c in codes.split(",") if c.strip()),
+        ))
+    return found
 
 
 def parse_suppressions(source: str) -> dict[int, frozenset[str]]:
     """``# gbfix: ignore`` / ``# gbfix: ignore[GBF001,GBF003]`` comments by line."""
-    found: dict[int, frozenset[str]] = {}
-    if "gbfix:" not in source:
-        return found
-    for number, line in enumerate(source.splitlines(), start=1):
-        match = _SUPPRESS.search(line)
-        if match:
-            codes = match.group(1)
-            found[number] = frozenset(
-                c.strip().upper() for c in codes.split(",") if c.strip()
-            ) if codes else frozenset()
-    return found
+    return {s.line: s.codes for s in suppression_comments(source)}
 
 
 class Rule(Codemod, cst.CSTTransformer):
@@ -90,6 +146,16 @@ class Rule(Codemod, cst.CSTTransformer):
     SCREEN: ClassVar[tuple[str, ...]] = ()
     #: the rule is about graph breaks, so a file must mention a catalogue call
     NEEDS_BREAK: ClassVar[bool] = True
+    #: for the screen (rewriter.screen): statement kinds ("for", "while", "with",
+    #: "try") of which one, inside a function, must hold a call that may break
+    #: in its body (a ``while`` condition, a ``with`` manager's ``__enter__`` or
+    #: ``__exit__`` count too). Declaring it also says the rule's findings and
+    #: fixes stay inside the function holding that statement, so libcst may be
+    #: shown only the functions that can matter.
+    SCREEN_HOLDERS: ClassVar[tuple[str, ...]] = ()
+    #: for the stdlib-ast screen: qualified names ("torch.compile") of which
+    #: the file must reference one
+    SCREEN_CALLS: ClassVar[tuple[str, ...]] = ()
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, context: CodemodContext, options: RuleOptions) -> None:
@@ -98,6 +164,20 @@ class Rule(Codemod, cst.CSTTransformer):
         self.options = options
         self.findings: list[Finding] = []
         self.used_suppressions: set[int] = set()
+
+    @classmethod
+    def screen_ast(cls, facts: "ScreenFacts") -> bool:
+        """Whether a file could hold a finding of this rule, judged cheaply.
+
+        ``facts`` (:class:`rewriter.screen.ScreenFacts`) answers questions
+        from Python's own parser. Saying False for a file the rule would
+        report on is a bug; a rule that declares nothing gets every file.
+        """
+        if cls.SCREEN_HOLDERS and not facts.holds_break(cls.SCREEN_HOLDERS):
+            return False
+        if cls.SCREEN_CALLS and not any(facts.calls(name) for name in cls.SCREEN_CALLS):
+            return False
+        return True
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         return tree.visit(self)
@@ -113,13 +193,18 @@ class Rule(Codemod, cst.CSTTransformer):
         fix: Safety,
         note: str = "",
         also_lines: tuple[int, ...] = (),
+        unsafe_alternative: str = "",
     ) -> bool:
         """Record a finding at ``node``; True when its fix should be applied now.
 
         ``also_lines`` are other lines whose suppression comment covers this
-        finding (the header of the loop/with/try that holds the break).
+        finding (the header of the loop/with/try that holds the break). A
+        finding reported on a loop/with/try statement is also covered by a
+        comment on the line of a break that statement holds.
         """
         pos = self.get_metadata(PositionProvider, node).start
+        if self.options.suppressions:
+            also_lines = (*also_lines, *self._held_break_lines(node))
         for line in (pos.line, *also_lines):
             codes = self.options.suppressions.get(line)
             if codes is not None and (not codes or self.CODE in codes):
@@ -129,9 +214,22 @@ class Rule(Codemod, cst.CSTTransformer):
             fix == "unsafe" and self.options.fix_mode == "unsafe"
         )
         self.findings.append(
-            Finding(self.CODE, pos.line, pos.column + 1, message, fix, apply, note)
+            Finding(self.CODE, pos.line, pos.column + 1, message, fix, apply, note, unsafe_alternative)
         )
         return apply
+
+    def _held_break_lines(self, node: cst.CSTNode) -> tuple[int, ...]:
+        """Lines of the breaking calls in the body of a loop/with/try ``node``
+        (and in a ``while`` condition, which runs on every iteration too)."""
+        if not isinstance(node, _HOLDERS) or BreakProvider not in self.get_inherited_dependencies():
+            return ()
+        sites = find_breaks(
+            [node.test, node.body] if isinstance(node, cst.While) else [node.body],
+            lambda n: self.get_metadata(BreakProvider, n, None),
+            self.line_of,
+            self.options.recorded_break_lines,
+        )
+        return tuple(self.line_of(site.node) for site in sites)
 
     @classmethod
     def doc(cls) -> str:

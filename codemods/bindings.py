@@ -14,7 +14,7 @@ close over the block's names), never their bindings.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, Union
 
 import libcst as cst
 
@@ -408,9 +408,52 @@ def first_unconditional_binding(body: Sequence[cst.BaseStatement], name: str) ->
             if name in small_use.read or name in small_use.closure_read:
                 return None
             if name in small_use.bound:
-                return index if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
+                # A bare annotation (``name: int``) declares the name but assigns nothing.
+                assigns = isinstance(small, cst.Assign) or (
+                    isinstance(small, cst.AnnAssign) and small.value is not None
+                )
+                return index if assigns else None
         return None
     return None
+
+
+class DropAnnotations(cst.CSTTransformer):
+    """Removes the annotations of ``names`` from code moved into a helper.
+
+    A helper that declares a name ``nonlocal`` or ``global`` may not annotate
+    it (a SyntaxError), and moved code can: a user's ``t: int = 0``, or the
+    ``t: object`` declaration an earlier rewrite of an inner loop left. In a
+    function, annotations of local names are never evaluated, so ``t: int =
+    v`` becomes ``t = v`` and a bare ``t: int`` goes, with no change in what
+    the code does. Nested scopes keep theirs.
+    """
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = frozenset(names)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> Union[cst.SimpleStatementLine, cst.RemovalSentinel]:
+        body: list[cst.BaseSmallStatement] = []
+        for small in updated_node.body:
+            if not (isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
+                    and small.target.value in self.names):
+                body.append(small)
+            elif small.value is not None:
+                body.append(cst.Assign([cst.AssignTarget(small.target)], small.value, semicolon=small.semicolon))
+        if len(body) == len(updated_node.body) and all(a is b for a, b in zip(body, updated_node.body)):
+            return updated_node
+        # An emptied block is printed as ``pass``.
+        return updated_node.with_changes(body=body) if body else cst.RemoveFromParent()
 
 
 def local_declaration(name: str) -> cst.SimpleStatementLine:

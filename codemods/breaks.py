@@ -51,6 +51,8 @@ class _Function:
     node: cst.FunctionDef
     qualname: str
     cls: Optional[str]
+    #: the class whose method this function is, or is nested in (``self`` there)
+    owner: Optional[str] = None
     direct: Optional[BreakReason] = None
     callees: list[tuple[cst.Call, str]] = field(default_factory=list)
 
@@ -84,6 +86,7 @@ class _Collector(cst.CSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         cls = self._class_stack[-1] if self._class_stack and not self._func_stack else None
         fn = _Function(node=node, qualname=node.name.value, cls=cls)
+        fn.owner = cls if cls is not None else (self._func_stack[-1].owner if self._func_stack else None)
         if cls is not None:
             fn.qualname = f"{cls}.{node.name.value}"
             self.class_methods[cls][node.name.value] = fn
@@ -198,7 +201,7 @@ class BreakProvider(BaseMetadataProvider[Optional[BreakReason]]):
 def _lookup(collector: _Collector, caller: _Function, callee: str) -> Optional[_Function]:
     """The same-module function a dotted call name refers to, if any."""
     parts = callee.split(".")
-    cls = caller.cls or _owning_class(collector, caller)
+    cls = caller.cls or caller.owner
     if len(parts) == 1:
         name = parts[0]
         if name in collector.nested_functions:
@@ -218,28 +221,6 @@ def _lookup(collector: _Collector, caller: _Function, callee: str) -> Optional[_
             return method
         return _submodule_forward(collector, cls, parts[1])
     return None
-
-
-def _owning_class(collector: _Collector, fn: _Function) -> Optional[str]:
-    for cls, methods in collector.class_methods.items():
-        for method in methods.values():
-            if _contains(method.node, fn.node):
-                return cls
-    return None
-
-
-def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
-    found = False
-
-    class _Find(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            nonlocal found
-            if node is inner:
-                found = True
-            return not found
-
-    outer.visit(_Find())
-    return found
 
 
 def _submodule_forward(collector: _Collector, cls: str, attr: str) -> Optional[_Function]:
@@ -314,9 +295,17 @@ def find_breaks(
             elif extra_lines and line_of is not None and isinstance(node, cst.BaseSmallStatement):
                 if line_of(node) in extra_lines:
                     sites.append(BreakSite(node, BreakReason("recorded as a graph break by a run")))
+            elif extra_lines and line_of is not None and isinstance(node, (cst.If, cst.While)):
+                # A break recorded on the header is in the condition: a data-dependent branch.
+                if line_of(node) in extra_lines:
+                    sites.append(BreakSite(node.test, BreakReason("recorded as a graph break by a run")))
             return True
 
     for node in nodes:
+        # A loop's own condition is passed in as an expression (``while x.item() > 0:``).
+        if extra_lines and line_of is not None and isinstance(node, cst.BaseExpression):
+            if line_of(node) in extra_lines:
+                sites.append(BreakSite(node, BreakReason("recorded as a graph break by a run")))
         node.visit(_Walk())
     return sites
 

@@ -46,6 +46,7 @@ from typing import Sequence, Union
 import libcst as cst
 
 from codemods.bindings import (
+    DropAnnotations,
     exits_of,
     function_scope_use,
     is_generated,
@@ -167,6 +168,8 @@ def build_outline(stmt: cst.BaseStatement, plan: OutlinePlan, helper: str) -> li
     moved = stmt.with_changes(leading_lines=())
     if plan.returns:
         moved = moved.visit(_ReturnsToPairs())  # type: ignore[assignment]
+    if plan.nonlocals or plan.globals:
+        moved = moved.visit(DropAnnotations(plan.nonlocals + plan.globals))  # type: ignore[assignment]
     body: list[cst.BaseStatement] = []
     if plan.globals:
         body.append(_decl(cst.Global, plan.globals))
@@ -178,7 +181,11 @@ def build_outline(stmt: cst.BaseStatement, plan: OutlinePlan, helper: str) -> li
             [cst.Element(cst.Name("False"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
              cst.Element(cst.Name("None"))], lpar=[], rpar=[]))]))
     out: list[cst.BaseStatement] = [local_declaration(name) for name in plan.declare]
-    out.append(cst.FunctionDef(name=cst.Name(helper), params=cst.Parameters(), body=cst.IndentedBlock(body)))
+    # Indent as the statement's own block does: a tab-indented function stays tab-indented.
+    indent = stmt.body.indent if isinstance(getattr(stmt, "body", None), cst.IndentedBlock) else None
+    out.append(cst.FunctionDef(
+        name=cst.Name(helper), params=cst.Parameters(), body=cst.IndentedBlock(body, indent=indent)
+    ))
     call = cst.Call(func=cst.Name(helper))
     if plan.returns:
         suffix = helper.rsplit("_", 1)[1]
@@ -189,7 +196,7 @@ def build_outline(stmt: cst.BaseStatement, plan: OutlinePlan, helper: str) -> li
         )]))
         out.append(cst.If(
             test=cst.Name(done),
-            body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(cst.Name(value))])]),
+            body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(cst.Name(value))])], indent=indent),
         ))
     else:
         out.append(_expr_line(call))

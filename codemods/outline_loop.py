@@ -64,6 +64,7 @@ class OutlineLoop(LoopRule):
     NAME = "outline-loop"
     SUMMARY = "graph break inside a loop that cannot be unrolled: outline it"
     SCREEN = ("for ", "while ")
+    SCREEN_HOLDERS = ("for", "while")
     EXAMPLES = (
         Example(
             before=(

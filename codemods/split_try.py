@@ -72,6 +72,7 @@ class SplitTry(BlockRule):
     NAME = "split-try"
     SUMMARY = "graph break inside a try block: split it with a flag, or outline it"
     SCREEN = ("try:",)
+    SCREEN_HOLDERS = ("try",)
     KIND = "try"
     EXAMPLES = (
         Example(

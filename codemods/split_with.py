@@ -79,6 +79,7 @@ class SplitWith(BlockRule):
     NAME = "split-with"
     SUMMARY = "graph break inside a with block of a non-resumable context manager"
     SCREEN = ("with ",)
+    SCREEN_HOLDERS = ("with",)
     KIND = "with"
     EXAMPLES = (
         Example(

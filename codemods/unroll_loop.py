@@ -60,6 +60,7 @@ import libcst as cst
 
 from codemods.base import Example
 from codemods.bindings import (
+    DropAnnotations,
     ReplaceLoopControl,
     exits_of,
     first_unconditional_binding,
@@ -290,6 +291,12 @@ def body_statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
     return [cst.SimpleStatementLine(body=list(block.body))]
 
 
+def block_indent(node: cst.CSTNode) -> Optional[str]:
+    """The indentation ``node``'s block uses, relative to ``node``; None: the module's default."""
+    body = getattr(node, "body", None)
+    return body.indent if isinstance(body, cst.IndentedBlock) else None
+
+
 def _call(name: str, args: Sequence[cst.BaseExpression]) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine(
         [cst.Expr(cst.Call(func=cst.Name(name), args=_args(args)))]
@@ -320,11 +327,15 @@ def build_unrolled(
     loop: cst.For, plan: UnrollPlan, helper: str, body: list[cst.BaseStatement]
 ) -> list[cst.BaseStatement]:
     header: list[cst.BaseStatement] = [_nonlocal(plan.nonlocals)] if plan.nonlocals else []
+    if plan.nonlocals:
+        drop = DropAnnotations(plan.nonlocals)
+        body = [s for s in (stmt.visit(drop) for stmt in body) if isinstance(s, cst.BaseStatement)]
     params = cst.Parameters([cst.Param(cst.Name(p)) for p in plan.params])
     helper_def = cst.FunctionDef(
         name=cst.Name(helper),
         params=params,
-        body=cst.IndentedBlock(body=header + body),
+        # The loop body's own indentation (None: the module's), so its lines keep their bytes.
+        body=cst.IndentedBlock(body=header + body, indent=block_indent(loop)),
         leading_lines=loop.leading_lines,
     )
     out: list[cst.BaseStatement] = [local_declaration(name) for name in plan.declare]
@@ -350,6 +361,7 @@ class UnrollLoop(LoopRule):
     NAME = "unroll-loop"
     SUMMARY = "graph break inside a constant-trip loop: unroll it"
     SCREEN = ("for ",)
+    SCREEN_HOLDERS = ("for",)
     EXAMPLES = (
         Example(
             before=(

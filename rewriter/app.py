@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import List, Optional
 
+import pathspec
 import typer
 
 from rewriter.config import ConfigError, Settings, load_settings, parse_codes, with_overrides
+from rewriter.diffs import display_path
 from rewriter.discovery import discover
 from rewriter.results import EXIT_ERROR, Totals
 
@@ -60,13 +62,21 @@ def resolve_settings(
     return settings
 
 
-def collect(paths: List[str], settings: Settings, totals: Totals) -> list[str]:
+def collect(paths: List[str], settings: Settings, totals: Totals, force_exclude: bool = False) -> list[str]:
+    """The files to process. ``force_exclude`` applies ``exclude`` to files named
+    explicitly too (pre-commit names every file it passes)."""
     found = discover(paths, settings.exclude)
     for path, reason in found.problems:
         err(f"{path}: error: {reason}")
         totals.scanned += 1
         totals.errors += 1
+    if force_exclude and settings.exclude:
+        spec = pathspec.PathSpec.from_lines("gitwildmatch", settings.exclude)
+        return [f for f in found.files if not spec.match_file(display_path(f))]
     return found.files
+
+
+FORCE_EXCLUDE_HELP = "Apply exclude globs to files named on the command line too (for pre-commit)."
 
 
 def summary(totals: Totals, seconds: float, verb: str) -> str:
@@ -74,4 +84,39 @@ def summary(totals: Totals, seconds: float, verb: str) -> str:
         f"gbfix: {totals.scanned} files scanned ({totals.screened_out} screened out, "
         f"{totals.parsed} parsed), {totals.changed} {verb}, {totals.errors} errors "
         f"in {seconds:.2f}s"
+    )
+
+
+def with_recorded_breaks(
+    settings: Settings,
+    files: List[str],
+    trace: Optional[str],
+    all_logs: bool,
+    log: Optional[str],
+    quiet: bool = False,
+) -> Settings:
+    """``--trace``/``--log``: the breaks a real run recorded, placed in ``files``. Exits 2 on errors."""
+    from rewriter.recorded import (
+        describe_placements, describe_unmatched, load_sites, place_sites, third_party_callables,
+    )
+    from rewriter.trace import TraceError
+
+    if not (trace or log or all_logs):
+        return settings
+    try:
+        sites = load_sites(trace, all_logs, log)
+    except TraceError as exc:
+        err(f"gbfix: error: {exc}")
+        raise typer.Exit(EXIT_ERROR)
+    placements = place_sites(sites, files)
+    if not quiet:
+        for site, why in placements.unmatched:
+            err(f"gbfix: {describe_unmatched(site, why)}")
+        err(describe_placements(placements, len(sites)))
+    recorded = dict(settings.recorded_breaks)
+    for path, lines in placements.recorded_breaks().items():
+        recorded[path] = recorded.get(path, frozenset()) | lines
+    return with_overrides(
+        settings, recorded_breaks=recorded,
+        recorded_third_party=settings.recorded_third_party | third_party_callables(sites),
     )

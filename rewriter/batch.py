@@ -9,13 +9,16 @@ replace per changed file.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
-from typing import Iterator, Sequence
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Iterator, Optional, Sequence
 
 import libcst as cst
 
+from codemods import REGISTRY
+from codemods.base import Suppression, suppression_comments
 from rewriter.config import Settings
-from rewriter.engine import SelfCheckError, transform_source
+from rewriter.engine import Outcome, SelfCheckError, transform_source
 from rewriter.fileio import SourceError, encode_source, read_source
 from rewriter.results import Changed, Failed, FileResult, Unchanged
 
@@ -34,18 +37,56 @@ def process_file(path: str, settings: Settings) -> FileResult:
     except cst.ParserSyntaxError as exc:
         return _syntax_failure(path, source.text, exc)
     except SelfCheckError as exc:
-        return Failed(path, str(exc))
+        return _python_rejects(path, source.text) or Failed(path, str(exc))
     except RecursionError:
         return Failed(path, "too deeply nested to parse")
     except Exception as exc:  # a bug in a rule must not end the batch
         return Failed(path, f"internal error ({type(exc).__name__}: {exc}); please report it")
+    unused = _unused_ignores(source.text, outcome, settings)
     if outcome.new_text is None:
-        return Unchanged(path, outcome.findings, outcome.parsed)
+        return Unchanged(path, outcome.findings, outcome.parsed, unused)
+    rejected = _python_rejects(path, source.text)
+    if rejected is not None:  # a rewrite of code this Python cannot run is unchecked
+        return rejected
     try:
         new = encode_source(outcome.new_text, source.encoding)
     except UnicodeEncodeError as exc:
         return Failed(path, f"rewritten text cannot be encoded as {source.encoding}: {exc.reason}")
-    return Changed(path, source.data, new, source.encoding, outcome.findings)
+    return Changed(path, source.data, new, source.encoding, outcome.findings, unused)
+
+
+def _unused_ignores(text: str, outcome: Outcome, settings: Settings) -> tuple[Suppression, ...]:
+    """Suppression comments that covered nothing this run could have reported.
+
+    A file the screen let go was never analysed, so none of its comments
+    were used. A comment naming only rules that are not active is not
+    judged (another run may need it), unless it names an unknown code.
+    """
+    comments = suppression_comments(text)
+    if not comments:
+        return ()
+    unused = set(outcome.unused_suppressions) if outcome.parsed else {c.line for c in comments}
+    active = set(settings.active_codes)
+    return tuple(
+        c for c in comments
+        if c.line in unused and (not c.codes or c.codes & active or c.codes - set(REGISTRY))
+    )
+
+
+def _python_rejects(path: str, text: str) -> Optional[Failed]:
+    """The syntax error of a file libcst parses but this Python cannot compile.
+
+    libcst accepts newer syntax (PEP 695 generics, PEP 701 f-strings) than
+    the running Python may: a rewrite of such a file cannot be checked here,
+    so it is not written, and the rule that made it is not to blame.
+    """
+    try:
+        compile(text, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return Failed(path, f"syntax error: {exc.msg} (this Python cannot compile the file)", exc.lineno or 0)
+    except (ValueError, RecursionError, MemoryError):
+        pass  # reported by the self-check, with the rule's code
+    return None
 
 
 def _syntax_failure(path: str, text: str, exc: cst.ParserSyntaxError) -> Failed:
@@ -60,21 +101,76 @@ def _syntax_failure(path: str, text: str, exc: cst.ParserSyntaxError) -> Failed:
     return Failed(path, f"syntax this Python accepts but libcst cannot parse: {first}", exc.raw_line)
 
 
-def _chunk(args: tuple[Sequence[str], Settings]) -> list[FileResult]:
-    paths, settings = args
-    return [process_file(p, settings) for p in paths]
+#: the settings of this worker process, sent once when it starts
+_WORKER_SETTINGS: Optional[Settings] = None
+
+#: chunks in flight per worker: enough that a slow file never leaves the other
+#: workers idle, few enough that results waiting for their turn stay small
+_AHEAD = 8
+
+
+def _start_worker(settings: Settings) -> None:
+    global _WORKER_SETTINGS
+    _WORKER_SETTINGS = settings
+
+
+def _chunk(paths: Sequence[str]) -> list[FileResult]:
+    assert _WORKER_SETTINGS is not None
+    return [process_file(p, _WORKER_SETTINGS) for p in paths]
+
+
+def default_jobs() -> int:
+    """The CPUs this process may run on (not every CPU of the machine)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def run_batch(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Iterator[FileResult]:
-    """Results in the order of ``paths`` (already sorted by discovery)."""
-    jobs = jobs or os.cpu_count() or 1
+    """Results in the order of ``paths`` (already sorted by discovery), as they are ready.
+
+    Files go to the workers in small chunks of neighbours, a bounded number
+    ahead of the one the caller waits for, so memory stays flat however
+    many files there are and the order never depends on ``-j``. A worker
+    that dies (a crash in native code, the memory killer) costs only the
+    file it was on: its chunk is redone one file per process.
+    """
+    jobs = jobs or default_jobs()
     if jobs == 1 or len(paths) < _POOL_THRESHOLD:
         for path in paths:
             yield process_file(path, settings)
         return
-    # Small chunks keep workers busy when a few files are slow to transform.
-    size = max(1, min(32, len(paths) // (jobs * 8)))
-    chunks = [(paths[i:i + size], settings) for i in range(0, len(paths), size)]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for results in pool.map(_chunk, chunks):
-            yield from results
+    size = max(1, min(16, len(paths) // (jobs * 16)))
+    chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
+    done = 0
+    while done < len(chunks):
+        pool = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(settings,))
+        pending: deque[tuple[int, Future[list[FileResult]]]] = deque()
+        following = done
+        try:
+            while done < len(chunks):
+                while following < len(chunks) and len(pending) < jobs * _AHEAD:
+                    pending.append((following, pool.submit(_chunk, chunks[following])))
+                    following += 1
+                index, future = pending.popleft()
+                try:
+                    results = future.result()
+                except Exception:  # the worker died: the pool is gone with it
+                    yield from _one_by_one(chunks[index], settings)
+                    done = index + 1
+                    break
+                yield from results
+                done = index + 1
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _one_by_one(paths: Sequence[str], settings: Settings) -> Iterator[FileResult]:
+    """Each file in a process of its own, so the one that kills a worker is named."""
+    for path in paths:
+        with ProcessPoolExecutor(max_workers=1, initializer=_start_worker, initargs=(settings,)) as pool:
+            try:
+                yield pool.submit(_chunk, [path]).result()[0]
+            except Exception as exc:
+                yield Failed(path, f"internal error (the worker process died: {type(exc).__name__}); please report it")

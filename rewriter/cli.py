@@ -8,6 +8,11 @@ from __future__ import annotations
 import os
 
 from rewriter import cmd_apply  # noqa: F401  (registers `gbfix apply`)
+from rewriter import cmd_scan  # noqa: F401  (registers `gbfix scan`)
+from rewriter import cmd_rules  # noqa: F401  (registers `gbfix rules`)
+from rewriter import cmd_config  # noqa: F401  (registers `gbfix config`)
+from rewriter import cmd_verify  # noqa: F401  (registers `gbfix verify`)
+from rewriter import cmd_explain  # noqa: F401  (registers `gbfix explain`)
 from rewriter.app import app
 
 __all__ = ["app", "main"]

@@ -8,10 +8,13 @@ from typing import List, Optional
 
 import typer
 
-from rewriter.app import app, collect, err, resolve_settings, summary
+from rewriter.app import FORCE_EXCLUDE_HELP, app, collect, err, resolve_settings, summary, with_recorded_breaks
 from rewriter.batch import run_batch
+from rewriter.cmd_verify import verify_before_write
 from rewriter.diffs import display_path, unified_diff
 from rewriter.fileio import atomic_write
+from rewriter.progress import Progress
+from rewriter.recorded import ALL_LOGS_HELP, LOG_HELP, TRACE_HELP
 from rewriter.results import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, Changed, Failed, FileResult, Totals
 
 
@@ -20,6 +23,8 @@ def _notes(result: FileResult, dry_run: bool) -> None:
         return
     name = display_path(result.path)
     for f in result.findings:
+        if f.unsafe_alternative:
+            err(f"{name}:{f.line}:{f.col}: {f.code} with --unsafe-fixes: {f.unsafe_alternative}")
         if f.applied:
             continue
         if f.fix == "unsafe":
@@ -47,16 +52,34 @@ def apply(
         None, "--exclude", help="Glob (gitignore syntax) of paths to skip; repeatable."
     ),
     jobs: int = typer.Option(0, "-j", "--jobs", help="Parallel worker processes (0 = one per CPU)."),
-    quiet: bool = typer.Option(False, "-q", "--quiet", help="Print errors only, no notes or summary."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="Print errors only: no notes, progress bar or summary."),
     config: Optional[str] = typer.Option(None, "--config", help="pyproject.toml to read instead of the nearest one."),
+    force_exclude: bool = typer.Option(False, "--force-exclude", help=FORCE_EXCLUDE_HELP),
+    verify: bool = typer.Option(
+        False, "--verify", help="Compile each changed file before and after (see `gbfix verify`) and write "
+        "only rewrites that pass; entries from [[tool.gbfix.verify]] or --entry/--inputs."
+    ),
+    entry: Optional[str] = typer.Option(None, "--entry", help="With --verify: MODULE:ATTR to call for every changed file."),
+    inputs: Optional[str] = typer.Option(None, "--inputs", help="With --verify: MODULE:FN returning the arguments."),
+    trace: Optional[str] = typer.Option(None, "--trace", help=TRACE_HELP),
+    all_logs: bool = typer.Option(False, "--all-logs", help=ALL_LOGS_HELP),
+    log: Optional[str] = typer.Option(None, "--log", help=LOG_HELP),
 ) -> None:
     """Rewrite files so their graph breaks stop Dynamo from skipping whole functions."""
     start = time.perf_counter()
+    if (entry is None) != (inputs is None):
+        err("gbfix: error: --entry and --inputs go together")
+        raise typer.Exit(EXIT_ERROR)
     settings = resolve_settings(paths, select, ignore, exclude, unsafe_fixes, config=config)
     totals = Totals()
-    files = collect(paths, settings, totals)
+    files = collect(paths, settings, totals, force_exclude)
+    settings = with_recorded_breaks(settings, files, trace, all_logs, log, quiet)
     write = not (dry_run or check)
-    for result in run_batch(files, settings, jobs):
+    verify = verify or entry is not None
+    progress = Progress(len(files), enabled=not quiet)
+    for result in progress.track(run_batch(files, settings, jobs)):
+        if isinstance(result, Changed) and verify:
+            result = verify_before_write(result, settings, entry, inputs, quiet)
         if isinstance(result, Changed) and write:
             try:
                 atomic_write(result.path, result.new)

@@ -45,6 +45,8 @@ class Settings:
     fix_mode: FixMode = "safe"
     #: absolute path -> lines a real run recorded as graph breaks
     recorded_breaks: dict[str, frozenset[int]] = field(default_factory=dict)
+    #: installed-package callables (``pkg.mod.Class``) a real run recorded a graph break in
+    recorded_third_party: frozenset[str] = frozenset()
     #: the pyproject.toml the settings came from, if any
     source: Optional[str] = None
 
@@ -58,6 +60,11 @@ _LIST_KEYS = {
     "first_party", "third_party", "breaking_third_party",
 }
 _KNOWN = _LIST_KEYS | {"unroll_max_trips", "verify"}
+
+
+def config_keys() -> tuple[str, ...]:
+    """Every key ``[tool.gbfix]`` accepts, in the order of :class:`Settings`."""
+    return tuple(f.name for f in fields(Settings) if f.name in _KNOWN)
 
 
 def find_pyproject(start: str) -> Optional[str]:

@@ -4,8 +4,9 @@ Directories are walked for ``*.py`` files, honouring ``.gitignore`` files
 (at the root and in subdirectories), ``exclude`` globs (gitignore syntax,
 relative to the working directory), and skipping hidden directories and
 virtual environments. Files named explicitly are always taken. Symlinks are
-followed only when they point inside the scanned tree. The order is sorted,
-so output never depends on the file system or on ``-j``.
+followed only when they point inside the scanned tree (for a file named
+explicitly: the working directory), and a file reached twice is taken once.
+The order is sorted, so output never depends on the file system or on ``-j``.
 """
 
 from __future__ import annotations
@@ -54,20 +55,27 @@ def discover(paths: Iterable[str], exclude: Iterable[str] = (), cwd: str = ".") 
     found = Discovery()
     excluded = _spec(exclude)
     cwd = os.path.abspath(cwd)
-    seen: set[str] = set()
+    #: real path -> index in found.files: a file reached twice (through a
+    #: symlink) is processed once, under its own name when that was seen
+    seen: dict[str, int] = {}
 
     def rel(path: str) -> str:
         return os.path.relpath(os.path.abspath(path), cwd).replace(os.sep, "/")
 
     def add(path: str) -> None:
-        key = os.path.abspath(path)
+        key = os.path.realpath(path)
         if key not in seen:
-            seen.add(key)
+            seen[key] = len(found.files)
             found.files.append(path)
+        elif os.path.islink(found.files[seen[key]]) and not os.path.islink(path):
+            found.files[seen[key]] = path
 
     for arg in paths:
         if os.path.isdir(arg):
             _walk(arg, excluded, rel, add, found)
+        elif os.path.islink(arg) and not _inside(arg, os.path.realpath(cwd)):
+            # Named explicitly, the tree is the working directory: never write through to outside it.
+            found.problems.append((arg, "symlink to a file outside the working directory; skipped"))
         elif os.path.lexists(arg):
             add(arg)  # named explicitly: always taken; reading it reports problems
         else:

@@ -18,12 +18,15 @@ never pay for it.
 from __future__ import annotations
 
 import contextlib
+import math
 import random
 import re
-from dataclasses import asdict, dataclass, field
+import time
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable, Iterator, Optional
 
 PARTIAL_SKIP = "Encountered graph break that we cannot resume from"
+WHOLE_SKIP = "Failed to handle graph break gracefully"
 _GB_CODE = re.compile(r"/gb/(gb\d{4})\.html")
 
 
@@ -37,6 +40,9 @@ class BreakRecord:
     partial_skip: bool
     gb_code: str = ""
     user_stack: list[tuple[str, int, str]] = field(default_factory=list)
+    #: the frame Dynamo was translating (the one skipped, for a skip)
+    frame_function: str = ""
+    whole_skip: bool = False
 
 
 @dataclass
@@ -50,20 +56,39 @@ class CompileStats:
     breaks: list[BreakRecord] = field(default_factory=list)
     #: reasons of frames Dynamo gave up on (counters["unimplemented"])
     skip_reasons: list[str] = field(default_factory=list)
+    #: wall time of the last compiled call, after the warm-up calls
+    call_seconds: float = 0.0
 
     @property
     def frames_skipped(self) -> int:
         return self.frames_total - self.frames_ok + self.partial_skips
 
     @property
+    def skipped_functions(self) -> list[str]:
+        """Names of the frames skipped whole or in part, in the order seen."""
+        return [b.frame_function for b in self.breaks if b.whole_skip or b.partial_skip]
+
+    @property
     def frames_compiled(self) -> int:
         return self.graphs
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "CompileStats":
+        """The inverse of :meth:`to_dict` (derived keys are ignored)."""
+        names = {f.name for f in fields(cls)} - {"breaks"}
+        stats = cls(**{k: v for k, v in data.items() if k in names})
+        for record in data.get("breaks", ()):
+            record = dict(record)
+            record["user_stack"] = [tuple(frame) for frame in record.get("user_stack", ())]
+            stats.breaks.append(BreakRecord(**record))
+        return stats
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["frames_skipped"] = self.frames_skipped
         data["frames_compiled"] = self.frames_compiled
         data["graph_breaks"] = len(self.breaks)
+        data["skipped_functions"] = self.skipped_functions
         return data
 
 
@@ -107,7 +132,10 @@ def recording_breaks(stats: CompileStats) -> Iterator[None]:
 
     def log_graph_break(self, code_options, reason, exc):  # type: ignore[no-untyped-def]
         if not getattr(exc, "logged", False):
-            stats.breaks.append(_break_record(reason, exc))
+            record = _break_record(reason, exc)
+            record.frame_function = self.f_code.co_name
+            record.whole_skip = reason.startswith(WHOLE_SKIP)
+            stats.breaks.append(record)
             if reason.startswith(PARTIAL_SKIP):
                 stats.partial_skips += 1
         return original(self, code_options, reason, exc)
@@ -117,6 +145,28 @@ def recording_breaks(stats: CompileStats) -> Iterator[None]:
         yield
     finally:
         cls.log_graph_break = original
+
+
+@contextlib.contextmanager
+def counting_recompiles(stats: CompileStats) -> Iterator[None]:
+    """Count frames Dynamo compiles again because a guard failed (its own recompile test)."""
+    from torch._dynamo import convert_frame
+
+    original = getattr(convert_frame, "is_recompilation", None)
+    if original is None:  # another torch: leave the count at 0 rather than guess
+        yield
+        return
+
+    def is_recompilation(cache_size):  # type: ignore[no-untyped-def]
+        answer = original(cache_size)
+        stats.recompiles += bool(answer)
+        return answer
+
+    convert_frame.is_recompilation = is_recompilation
+    try:
+        yield
+    finally:
+        convert_frame.is_recompilation = original
 
 
 def _break_record(reason: str, exc: BaseException) -> BreakRecord:
@@ -164,20 +214,35 @@ def measure(
     stats = CompileStats()
     compiled = torch.compile(fn, backend=counting_backend(stats, backend))
     output: Any = None
-    with recording_breaks(stats):
+    with recording_breaks(stats), counting_recompiles(stats):
         for _ in range(calls):
             seed_everything(seed)
+            _synchronize()
+            start = time.perf_counter()
             output = compiled(*args)
+            _synchronize()
+            stats.call_seconds = time.perf_counter() - start
     stats.frames_total = int(counters["frames"]["total"])
     stats.frames_ok = int(counters["frames"]["ok"])
-    stats.recompiles = max(0, int(counters["stats"].get("unique_graphs", 0)) - stats.graphs)
     stats.skip_reasons = [k.splitlines()[0] for k in counters["unimplemented"]]
     return output, stats
 
 
-def run_eager(fn: Callable, args: tuple, seed: int = 0) -> Any:
-    seed_everything(seed)
-    return fn(*args)
+def run_eager(fn: Callable, args: tuple, seed: int = 0, calls: int = 1) -> Any:
+    """Call ``fn`` as ``measure`` calls the compiled one: seeded, ``calls`` times, last output."""
+    output: Any = None
+    for _ in range(calls):
+        seed_everything(seed)
+        output = fn(*args)
+    return output
+
+
+def _synchronize() -> None:
+    """Wait for queued GPU work, so a timed call includes it (no-op without CUDA)."""
+    import torch
+
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
 
 
 def resolve_entry(obj: Any, seed: int = 0) -> Callable:
@@ -212,7 +277,7 @@ def first_difference(a: Any, b: Any, path: str = "output", exact: bool = True,
         try:
             torch.testing.assert_close(a, b, equal_nan=True, **kwargs)
         except AssertionError as exc:
-            return f"{path}: {str(exc).strip().splitlines()[0]}"
+            return f"{path}: {_assert_close_summary(str(exc))}"
         return None
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         if len(a) != len(b) or type(a) is not type(b):
@@ -234,6 +299,24 @@ def first_difference(a: Any, b: Any, path: str = "output", exact: bool = True,
         return first_difference(
             dataclasses.asdict(a), dataclasses.asdict(b), path, exact, rtol, atol  # type: ignore[arg-type]
         )
+    if isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) and math.isnan(b):
+            return None
+        if not exact:
+            # Python floats (from .item()) get the tolerance of a float32 tensor.
+            rel = 1.3e-6 if rtol is None else rtol
+            abs_ = 1e-5 if atol is None else atol
+            if math.isclose(a, b, rel_tol=rel, abs_tol=abs_):
+                return None
     if a != b:
         return f"{path}: {a!r} vs {b!r}"
     return None
+
+
+def _assert_close_summary(message: str) -> str:
+    """assert_close's message on one line: what differs, how many elements, by how much."""
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    if not lines:
+        return "differ"
+    keep = [line for line in lines[1:] if line.startswith(("Mismatched elements", "Greatest absolute"))]
+    return lines[0] + (f" ({'; '.join(keep)})" if keep else "")

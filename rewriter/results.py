@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from codemods.base import Finding
+from codemods.base import Finding, Suppression
 
 EXIT_CLEAN = 0  # nothing to report or change
 EXIT_FINDINGS = 1  # findings (scan) or changes (--dry-run, --check) exist, or verify failed
@@ -23,6 +23,8 @@ class Changed:
     new: bytes
     encoding: str
     findings: tuple[Finding, ...]
+    #: suppression comments that covered no finding of an active rule
+    unused_ignores: tuple[Suppression, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,8 @@ class Unchanged:
     findings: tuple[Finding, ...]
     #: False when the cheap screen showed no rule could apply (never parsed)
     parsed: bool
+    #: suppression comments that covered no finding of an active rule
+    unused_ignores: tuple[Suppression, ...] = ()
 
 
 @dataclass(frozen=True)

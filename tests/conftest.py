@@ -4,10 +4,23 @@ import os
 import sys
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+
+# Fuzzing profiles. "default" keeps CI short and repeatable (the same
+# examples each run, a few hundred over the fuzz tests); a deeper search:
+# `python -m pytest tests/test_fuzz_*.py --hypothesis-profile=long`.
+_FUZZ = dict(
+    deadline=None,  # rewriting time varies with machine load
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    print_blob=True,
+)
+settings.register_profile("default", max_examples=100, derandomize=True, **_FUZZ)
+settings.register_profile("long", max_examples=2000, **_FUZZ)
+settings.load_profile("default")  # --hypothesis-profile, read later, wins
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -111,10 +111,14 @@ def test_unknown_config_key_is_an_error(project):
 
 
 def test_config_unroll_max_trips_declines_long_loops(project):
-    (project / "pyproject.toml").write_text("[tool.gbfix]\nunroll_max_trips = 3\n")
+    (project / "pyproject.toml").write_text('[tool.gbfix]\nunroll_max_trips = 3\nselect = ["GBF001"]\n')
     result = gbfix("apply", "examples", "--dry-run", cwd=str(project))
     assert "transformer_block.py" not in result.stdout
     assert "more than unroll_max_trips=3" in result.stderr
+    # With outlining active, the loop GBF001 declines is outlined instead.
+    (project / "pyproject.toml").write_text("[tool.gbfix]\nunroll_max_trips = 3\n")
+    result = gbfix("apply", "examples/transformer_block.py", "--dry-run", cwd=str(project))
+    assert "_gbfix_loop_1" in result.stdout and "_gbfix_inner" not in result.stdout
 
 
 def test_parallel_and_serial_give_the_same_patch(project):

@@ -33,7 +33,8 @@ def test_rule_has_docs_and_examples(code):
 )
 def test_rule_examples_hold(code, index):
     example = REGISTRY[code].EXAMPLES[index]
-    outcome = transform_source(example.before, "example.py", Settings(select=(code,), fix_mode="unsafe"))
+    settings = Settings(select=(code,), fix_mode="unsafe", **example.config)
+    outcome = transform_source(example.before, "example.py", settings)
     if example.after is None:
         assert outcome.new_text is None
     else:

@@ -1,0 +1,410 @@
+"""The screen never drops what the full analysis would find.
+
+Every file is run through the engine twice, once as a user runs it (text
+stage, structure stage, skeleton) and once with the screen switched off
+(the whole file through libcst), with every rule active, and the results
+must be the same: rewritten text, findings, suppressions left unused, or
+the same error. The files are the golden corpus and generated files that
+mix loops, ``with``, ``try`` and ``torch.compile`` with breaking calls in
+many spellings, inside and outside functions.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import textwrap
+from typing import Any, Optional
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from codemods import REGISTRY
+from codemods.base import Rule, parse_suppressions
+from codemods.catalogue import CATALOGUE
+from rewriter import engine, screen
+from rewriter.config import Settings
+from tests.golden import GOLDEN
+
+ALL_RULES = tuple(REGISTRY)
+
+
+def _run(text: str, path: str, settings_: Settings) -> tuple[Any, ...]:
+    """What a user sees of one file: (new text, findings, unused suppressions) or the error."""
+    try:
+        outcome = engine.transform_source(text, path, settings_)
+    except engine.SelfCheckError as exc:
+        return ("self-check", str(exc))
+    unused = outcome.unused_suppressions if outcome.parsed else tuple(sorted(parse_suppressions(text)))
+    return (outcome.new_text, outcome.findings, unused)
+
+
+def _unscreened(monkeypatch: pytest.MonkeyPatch, text: str, path: str, settings_: Settings) -> tuple[Any, ...]:
+    with monkeypatch.context() as patch:
+        patch.setattr(engine, "_screen", lambda *_: screen.Verdict(parse=True))
+        return _run(text, path, settings_)
+
+
+def _compare(monkeypatch: pytest.MonkeyPatch, text: str, path: str, fix_mode: str) -> str:
+    """Run both ways; returns how the screen treated the file."""
+    settings_ = Settings(select=ALL_RULES, fix_mode=fix_mode)  # type: ignore[arg-type]
+    screened = _run(text, path, settings_)
+    full = _unscreened(monkeypatch, text, path, settings_)
+    assert screened == full, f"screen changed the result for:\n{text}"
+    verdict = screen.screen(text, ALL_RULES)
+    if not verdict.parse:
+        assert full[0] is None and not full[1], "screened out, but the full analysis finds something"
+        return "out"
+    return "skeleton" if verdict.skeleton is not None else "full"
+
+
+# -- the golden corpus -------------------------------------------------------------
+
+GOLDEN_INPUTS = sorted(glob.glob(os.path.join(GOLDEN, "*", "*.in.py")))
+
+
+@pytest.mark.parametrize("path", GOLDEN_INPUTS, ids=lambda p: os.path.relpath(p, GOLDEN))
+def test_golden_inputs_same_with_and_without_screen(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    for fix_mode in ("safe", "unsafe"):
+        _compare(monkeypatch, text, path, fix_mode)
+
+
+def test_golden_corpus_exercises_every_way_through() -> None:
+    kinds = set()
+    for path in GOLDEN_INPUTS:
+        with open(path, encoding="utf-8") as handle:
+            verdict = screen.screen(handle.read(), ALL_RULES)
+        kinds.add("out" if not verdict.parse else "skeleton" if verdict.skeleton else "full")
+    assert kinds == {"out", "skeleton", "full"}
+
+
+# -- generated files ------------------------------------------------------------------
+
+HEADER = """\
+import logging
+import re
+import sys
+import time
+import time as t
+import warnings
+from time import perf_counter
+from time import perf_counter as pc
+from torch._dynamo import graph_break
+import torch
+import torch._dynamo as dyn
+
+logger = logging.getLogger(__name__)
+"""
+
+#: (expression, may need ``self``) that break, in many spellings
+BREAKING = [
+    "print(x)", "print (x)", "(print  # say it\n    (x))", "x.item()", "x.sum().item ()",
+    "x.tolist()", "logger.info('m')", "logger.warning('m %s', x)", "logging.info('m')",
+    "time.perf_counter()", "t.time()", "perf_counter()", "pc()", "torch._dynamo.graph_break()",
+    "dyn.graph_break()", "graph_break()", "warnings.warn('w')", "sys.stdout.write('s')",
+    "torch.nonzero(x)", "torch.unique(x)", "repr(x)", "f'{x.item()}'", "helper_breaks(x)",
+    "Loud()", "self.noisy(x)", "self.block(x)", "finder(x)",
+]
+#: calls that look alike but do not break
+QUIET = [
+    "x.sum()", "len(x)", "torch.relu(x)", "x.log()", "re.compile('a')", "foo.info('m')",
+    "helper_quiet(x)", "Quiet()", "self.calm(x)", "self.other(x)", "x.item(1)", "'print(x)'",
+    "t.sleep(0)", "torch.compile(x)",
+]
+
+
+def _stmt(kind: str, call: str, inner: str) -> str:
+    body = textwrap.indent(f"y = {call}\n{inner}", "    ")
+    if kind == "for":
+        return f"for i in range(2):\n{body}"
+    if kind == "for_items":
+        return f"for(i)in [1, 2]:\n{body}"
+    if kind == "while":
+        return f"while(x.sum() > 100):\n{body}    break\n"
+    if kind == "while_test":
+        return f"while {call} is None:\n    break\n"
+    if kind == "with":
+        return f"with Manager():\n{body}"
+    if kind == "with_timer":
+        return f"with Timer():\n    y = {call}\n"
+    if kind == "with_grad":
+        return f"with torch.no_grad():\n{body}"
+    if kind == "try":
+        return f"try :\n{body}except ValueError:\n    y = None\n"
+    if kind == "try_finally":
+        return f"try:\n{body}finally:\n    y = None\n"
+    return f"y = {call}\n{inner}"
+
+
+KINDS = ["for", "for_items", "while", "while_test", "with", "with_timer", "with_grad", "try", "try_finally", "plain"]
+
+SUPPORT = """\
+def helper_breaks(x):
+    {helper}
+    return x
+
+
+def helper_quiet(x):
+    return x + 1
+
+
+def finder(x):
+    for item in [x]:
+        if item is None:
+            return item
+        found = helper_breaks(item)
+        if found is not None:
+            return found
+    return x
+
+
+class Loud:
+    def __init__(self):
+        {loud}
+
+
+class Quiet:
+    def __init__(self):
+        self.v = 1
+
+
+class Manager:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class Timer:
+    def __enter__(self):
+        {timer}
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class Block(torch.nn.Module):
+    def forward(self, x):
+        {block}
+        return x
+"""
+
+
+@st.composite
+def modules(draw: st.DrawFn) -> str:
+    pieces = [HEADER]
+    support = {
+        name: draw(st.sampled_from(["print(x)", "logger.info('m')", "x = x + 1", "pass"]))
+        for name in ("helper", "loud", "timer", "block")
+    }
+    support["loud"] = support["loud"].replace("(x)", "('x')").replace("x = x + 1", "self.v = 1")
+    support["timer"] = support["timer"].replace("(x)", "('x')").replace("x = x + 1", "self.v = 1")
+    pieces.append(SUPPORT.format(**support))
+    for number in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(KINDS))
+        call = draw(st.sampled_from(BREAKING + QUIET))
+        inner = draw(st.sampled_from(["", "x = x + 1\n", "# gbfix: ignore\nx = x * 2\n"]))
+        place = draw(st.sampled_from(["function", "method", "nested", "module", "class"]))
+        needs_self = call.startswith("self.")
+        if needs_self and place not in ("method",):
+            place = "method"
+        stmt = _stmt(kind, call, inner)
+        if place == "function":
+            pieces.append(f"def f{number}(x):\n{textwrap.indent(stmt, '    ')}    return x\n")
+        elif place == "nested":
+            pieces.append(
+                f"def f{number}(x):\n    def inner(x):\n{textwrap.indent(stmt, '        ')}"
+                f"        return x\n    return inner(x)\n"
+            )
+        elif place == "method":
+            pieces.append(
+                f"class M{number}(torch.nn.Module):\n"
+                f"    def __init__(self):\n        super().__init__()\n"
+                f"        self.block = Block()\n        self.layers = [Block(), Block()]\n\n"
+                f"    def noisy(self, x):\n        print(x)\n        return x\n\n"
+                f"    def calm(self, x):\n        return x\n\n"
+                f"    def other(self, x):\n        for layer in self.layers:\n            x = layer(x)\n"
+                f"        return x\n\n"
+                f"    def forward(self, x):\n{textwrap.indent(stmt, '        ')}        return x\n"
+            )
+        elif place == "class":
+            pieces.append(f"class C{number}:\n    x = torch.ones(2)\n{textwrap.indent(stmt, '    ')}")
+        else:
+            pieces.append(f"x = torch.ones(2)\n{stmt}")
+        if draw(st.booleans()):
+            pieces.append(f"model{number} = torch.compile(Block())\n")
+    source = "\n\n".join(pieces)
+    compile(source, "<generated>", "exec")
+    return source
+
+
+@settings(
+    max_examples=60, deadline=None, derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(source=modules(), fix_mode=st.sampled_from(["safe", "unsafe", "report"]))
+def test_generated_files_same_with_and_without_screen(source: str, fix_mode: str) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _compare(monkeypatch, source, "/tmp/generated.py", fix_mode)
+
+
+def test_generated_corpus_is_screened_every_way() -> None:
+    """The generated files reach all three verdicts, so the comparison above is not vacuous."""
+    kinds = set()
+    sample = [
+        HEADER + "def f(x):\n    return x\n",
+        HEADER + SUPPORT.format(helper="pass", loud="pass", timer="pass", block="pass")
+        + "\ndef g(x):\n    for i in range(2):\n        print(x)\n    return x\n",
+        HEADER + "model = torch.compile(torch.nn.Linear(2, 2))\n",
+    ]
+    for source in sample:
+        verdict = screen.screen(source, ALL_RULES)
+        kinds.add("out" if not verdict.parse else "skeleton" if verdict.skeleton else "full")
+    assert kinds == {"out", "skeleton", "full"}
+
+
+# -- the pieces ---------------------------------------------------------------------
+
+def _holds(source: str, *kinds: str) -> bool:
+    return screen.ScreenFacts(textwrap.dedent(source)).holds_break(kinds or ("for", "while", "with", "try"))
+
+
+@pytest.mark.parametrize("source", [
+    "def f(x):\n    for i in range(2):\n        print(x)\n",
+    "def f(x):\n    for i in range(2):\n        x.sum().item()\n",
+    "from time import perf_counter as now\ndef f(x):\n    while x:\n        now()\n",
+    "import torch._dynamo as d\ndef f(x):\n    with m():\n        d.graph_break()\n",
+    "def f(x):\n    try:\n        (print  # why\n         (x))\n    except E:\n        pass\n",
+    "def h(x):\n    print(x)\ndef f(x):\n    for i in range(2):\n        h(x)\n",
+    "class A:\n    def h(self):\n        print(1)\n    def f(self):\n        for i in r:\n            self.h()\n",
+    "class B:\n    def forward(self, x):\n        x.item()\n"
+    "class A:\n    def __init__(self):\n        self.layers = [B()]\n"
+    "    def f(self, x):\n        for layer in self.layers:\n            layer(x)\n",
+    "class T:\n    def __enter__(self):\n        print(1)\ndef f(x):\n    with T():\n        pass\n",
+])
+def test_possible_breaks_are_seen(source: str) -> None:
+    assert _holds(source)
+
+
+@pytest.mark.parametrize("source", [
+    "for i in range(2):\n    print(i)\n",  # module level: no frame to skip
+    "class C:\n    for i in range(2):\n        print(i)\n",
+    "def f(x):\n    for i in range(2):\n        x.log()\n        foo.info(x)\n",
+    "def f(x):\n    print(x)\n    for i in range(2):\n        x = x + 1\n",
+    "import torch\ndef f(x):\n    for i in r:\n        torch.log(x)\n",
+    "def f(x):\n    with open(p) as fh:\n        fh.read()\n",  # the manager is not the body
+])
+def test_what_cannot_break_is_screened_out(source: str) -> None:
+    assert not _holds(source)
+
+
+def test_calls_tells_torch_compile_from_re_compile() -> None:
+    assert screen.ScreenFacts("import torch\nm = torch.compile(m)\n").calls("torch.compile")
+    assert screen.ScreenFacts("import torch as th\nm = th.compile(m)\n").calls("torch.compile")
+    assert screen.ScreenFacts("from torch import compile as c\nm = c(m)\n").calls("torch.compile")
+    assert not screen.ScreenFacts("import re\np = re.compile('x')  # torch.compile\n").calls("torch.compile")
+    assert not screen.ScreenFacts('"""Uses torch.compile."""\nx = compile(s, "f", "exec")\n').calls("torch.compile")
+
+
+def test_an_undeclared_rule_gets_every_file() -> None:
+    class Anything(Rule):
+        CODE = "GBF999"
+        NEEDS_BREAK = False
+
+    assert Anything.screen_ast(screen.ScreenFacts("x = 1\n"))
+
+
+def test_unparsable_text_passes() -> None:
+    assert _holds("def f(:\n    print(x)\n")
+
+
+def test_skeleton_keeps_lines_and_restores_bodies() -> None:
+    source = textwrap.dedent("""\
+        import torch
+
+
+        def quiet(x):
+            y = x + 1
+            return y
+
+
+        def loud(x):
+            for i in range(2):
+                print(x)
+            return x
+        """)
+    facts = screen.ScreenFacts(source)
+    skeleton: Optional[screen.Skeleton] = facts.skeleton({"for"})
+    assert skeleton is not None
+    assert skeleton.text.count("\n") == source.count("\n")
+    assert "y = x + 1" not in skeleton.text and "print(x)" in skeleton.text
+    assert skeleton.restore(skeleton.text) == source
+    changed = skeleton.text.replace("print(x)", "print(x, 1)")
+    assert skeleton.restore(changed) == source.replace("print(x)", "print(x, 1)")
+    # a blanked body that moved or changed is not put back: the file is redone in full
+    assert skeleton.restore(skeleton.text.replace("...  # gbfix-screen-stub-0", "pass")) is None
+
+
+def test_catalogue_kinds_are_modelled() -> None:
+    """A new kind of catalogue entry must be taught to the screen (until then it lets everything through)."""
+    assert {entry.kind for entry in CATALOGUE} <= {"qualified", "method", "logger"}
+    assert screen.SOUND
+
+
+def test_the_focused_second_pass_still_catches_a_rule_that_is_not_idempotent(monkeypatch: pytest.MonkeyPatch) -> None:
+    import libcst as cst
+
+    from codemods import base
+
+    class Stutter(base.FunctionScopedRule):
+        """Puts a `pass` before every loop, every time: never idempotent."""
+
+        CODE = "GBF998"
+        NAME = "stutter"
+        SUMMARY = "test rule"
+        SCREEN = ("for ",)
+        SCREEN_HOLDERS = ("for",)
+
+        def leave_For(self, original_node: cst.For, updated_node: cst.For):  # type: ignore[no-untyped-def]
+            if self.enclosing is None or not self.report(original_node, "loop", "safe"):
+                return updated_node
+            return cst.FlattenSentinel([cst.SimpleStatementLine([cst.Pass()]), updated_node])
+
+    monkeypatch.setitem(REGISTRY, "GBF998", Stutter)
+    source = "def quiet(x):\n    return x\n\n\ndef f(x):\n    for i in range(2):\n        print(x)\n    return x\n"
+    assert screen.screen(source, ("GBF998",)).skeleton is not None
+    with pytest.raises(engine.SelfCheckError, match="GBF998 would change the file again"):
+        engine.transform_source(source, "/tmp/stutter.py", Settings(select=("GBF998",)))
+
+
+def test_a_function_only_called_keeps_the_return_that_makes_its_break_harmless() -> None:
+    """The second pass looks at the changed function; what it calls must be seen whole
+    when it holds loops, or a loop could lose its `return` and look like a finding."""
+    source = textwrap.dedent("""\
+        def check(p):
+            print(p)
+            return p
+
+
+        def helper(mapping, name):
+            for pattern in mapping:
+                if pattern == name:
+                    return pattern
+                compiled = check(pattern)
+                if compiled:
+                    return compiled
+            return None
+
+
+        def f(xs, mapping):
+            for x in xs:
+                helper(mapping, x)
+            return xs
+        """)
+    outcome = engine.transform_source(source, "/tmp/helper.py", Settings(select=ALL_RULES))
+    assert outcome.new_text is not None and "def _gbfix_loop_1():" in outcome.new_text
+    assert [f.line for f in outcome.findings] == [17]
