@@ -133,6 +133,8 @@ class Run:
     peak_process_mb: float
     #: the largest sum of resident sizes over the process tree, MB (sampled)
     peak_tree_mb: float
+    #: CPU seconds of the command and its workers (steadier than wall time on a busy machine)
+    cpu: float = 0.0
 
 
 def _tree_rss_mb(root: int) -> float:
@@ -184,7 +186,8 @@ def run(cmd: list[str], cwd: str, stdout_path: Optional[str] = None) -> Run:
         err.seek(0)
         stderr = err.read()
     # ru_maxrss is in KB on Linux: the largest process among the command and its workers
-    return Run(seconds, proc.returncode, stderr, usage.ru_maxrss / 1024, max(peak_tree[0], usage.ru_maxrss / 1024))
+    return Run(seconds, proc.returncode, stderr, usage.ru_maxrss / 1024, max(peak_tree[0], usage.ru_maxrss / 1024),
+               usage.ru_utime + usage.ru_stime)
 
 
 def gbfix(*args: str) -> list[str]:
@@ -210,6 +213,10 @@ class Row:
     @property
     def seconds(self) -> float:
         return statistics.median(r.seconds for r in self.runs)
+
+    @property
+    def cpu(self) -> float:
+        return statistics.median(r.cpu for r in self.runs)
 
     @property
     def memory(self) -> float:
@@ -283,7 +290,8 @@ def _table(rows: list[Row], total: int) -> int:
     floor = rows[0].seconds
     libcst = rows[-1]
     libcst_per_file = libcst.seconds / max(1, libcst.files)
-    header = f"{'':52} {'seconds':>8} {'x floor':>8} {'parsed':>7} {'ms/parsed':>10} {'x libcst':>9} {'peak MB':>8}"
+    header = (f"{'':52} {'seconds':>8} {'x floor':>8} {'cpu s':>7} {'parsed':>7} {'ms/parsed':>10} "
+              f"{'x libcst':>9} {'peak MB':>8}")
     print(header)
     verdicts = []
     for row in rows:
@@ -292,7 +300,7 @@ def _table(rows: list[Row], total: int) -> int:
         per_parsed = row.seconds / parsed if parsed else None
         versus = per_parsed / libcst_per_file if per_parsed is not None else None
         cells = [
-            f"{row.name:52}", f"{row.seconds:8.1f}", f"{ratio:8.2f}",
+            f"{row.name:52}", f"{row.seconds:8.1f}", f"{ratio:8.2f}", f"{row.cpu:7.1f}",
             f"{parsed if parsed is not None else '':>7}",
             f"{per_parsed * 1000:10.0f}" if per_parsed is not None else f"{'':>10}",
             f"{versus:9.2f}" if versus is not None else f"{'':>9}",

@@ -467,3 +467,59 @@ def local_declaration(name: str) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine(
         [cst.AnnAssign(target=cst.Name(name), annotation=cst.Annotation(cst.Name("object")), value=None)]
     )
+
+
+class _HelperNonlocals(cst.CSTVisitor):
+    """Names the generated helpers defined in one function's scope declare ``nonlocal``."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if is_generated(node.name.value):
+            self.names |= name_use([node.body]).nonlocal_decl
+        return False  # deeper helpers answer to their own parent
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+class DeclareHelperNonlocals(cst.CSTTransformer):
+    """Gives every ``nonlocal`` of a generated helper a binding in its parent.
+
+    Each rewrite plans on its own statement: a name it shares with another
+    statement that also binds it becomes ``nonlocal`` with no declaration,
+    relying on that other binding. When the other statement is moved into a
+    helper too, the parent binds the name nowhere (a SyntaxError). Run after
+    a rule has changed a tree, this adds the missing bare declarations
+    (``name: object``, see :func:`local_declaration`) at the top of the
+    parent; they assign nothing, so behaviour does not change.
+    """
+
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
+        finder = _HelperNonlocals()
+        updated_node.body.visit(finder)
+        if not finder.names:
+            return updated_node
+        own = function_scope_use(updated_node)
+        missing = sorted(finder.names - own.bound - own.nonlocal_decl - own.global_decl)
+        if not missing or not isinstance(updated_node.body, cst.IndentedBlock):
+            return updated_node
+        body = list(updated_node.body.body)
+        at = 1 if body and _is_docstring(body[0]) else 0
+        body[at:at] = [local_declaration(name) for name in missing]
+        return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )

@@ -49,7 +49,9 @@ Fix safety
     is safe when the statement is a call the break catalogue marks as not
     raising (``torch._dynamo.graph_break()``, ``print``, logger calls, time
     reads) with plain arguments (names, constants, attributes, strings),
-    and unsafe otherwise (``--unsafe-fixes``). A ``finally`` clause, a bare
+    and unsafe otherwise (``--unsafe-fixes``); when the break is reached
+    through a call of a same-module function, which may do anything, the
+    ``try`` is outlined instead. A ``finally`` clause, a bare
     ``except:``, ``except*``, a break not directly in the ``try`` body, or
     more than one breaking statement: the ``try`` is outlined (safe).
 """
@@ -141,6 +143,10 @@ class SplitTry(BlockRule):
         index = split_index(body_statements(original_node.body), sites)
         assert index is not None
         safe = _cannot_raise(body_statements(original_node.body)[index], self)
+        if not safe and any(site.reason.via for site in sites):
+            # The breaking statement calls a function that does more than the
+            # break: taking all of that out of the handlers is not a split.
+            return self.outline(original_node, updated_node, func, message)
         if safe or self.options.fix_mode == "unsafe":
             note = "" if safe else _UNSAFE_WHY
             if self.report(original_node, message, "safe" if safe else "unsafe", note=note):

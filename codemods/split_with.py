@@ -128,6 +128,8 @@ class SplitWith(BlockRule):
 
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)
+        #: per enclosing function: how many ``try`` bodies we are inside
+        self.try_bodies: list[int] = []
         self.classes = {
             stmt.name.value: stmt for stmt in node.body if isinstance(stmt, cst.ClassDef)
         }
@@ -163,6 +165,28 @@ class SplitWith(BlockRule):
         return None
 
     # -- traversal ----------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        self.try_bodies.append(0)
+
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
+        self.try_bodies.pop()
+        return super().leave_FunctionDef(original_node, updated_node)
+
+    def visit_Try_body(self, node: cst.Try) -> None:
+        if self.try_bodies:
+            self.try_bodies[-1] += 1
+
+    def leave_Try_body(self, node: cst.Try) -> None:
+        if self.try_bodies:
+            self.try_bodies[-1] -= 1
+
+    def _deferred(self) -> bool:
+        """Inside a ``try`` body, the ``try`` holds the break too: GBF004 fixes the outer block."""
+        return bool(self.try_bodies and self.try_bodies[-1]) and "GBF004" in self.options.selected
+
     def _holds_break(self, node: cst.With) -> bool:
         if node.asynchronous is not None or all(self.resumable(i) for i in node.items):
             return False
@@ -175,7 +199,7 @@ class SplitWith(BlockRule):
         func = self.in_scope()
         holds = func is not None and self._holds_break(original_node)
         outermost = self.leave_block(holds)
-        if func is None or not holds or not outermost:
+        if func is None or not holds or not outermost or self._deferred():
             return updated_node
         sites = self.breaks_in([original_node.body])
         dunder = next(filter(None, (self.breaking_dunder(i) for i in original_node.items)), None)

@@ -253,6 +253,11 @@ def plan_unroll(
         return Refusal("a closure in the loop body captures the loop variable")
 
     outside = function_scope_use(func, exclude=loop)
+    if loop.orelse is not None:
+        # The ``else`` body runs after the calls, in the parent: its names are the parent's.
+        orelse = name_use([loop.orelse])
+        for part in ("bound", "read", "closure_read", "global_decl", "nonlocal_decl"):
+            getattr(outside, part).update(getattr(orelse, part))
     plan = UnrollPlan(params=targets, calls=calls)  # type: ignore[arg-type]
     plan.keep_target = bool(
         set(targets) & (outside.bound | outside.read | outside.closure_read | outside.global_decl)
@@ -344,12 +349,12 @@ def build_unrolled(
         helper_def = helper_def.with_changes(leading_lines=())
     out.append(helper_def)
     out.extend(_call(helper, args) for args in plan.calls)
-    if loop.orelse is not None:
-        out.extend(body_statements(loop.orelse.body))
-    if plan.keep_target:
+    if plan.keep_target:  # before the ``else`` body, which may read or rebind it
         last = plan.calls[-1]
         value = last[0] if len(last) == 1 else cst.Tuple([cst.Element(v) for v in last], lpar=[], rpar=[])
         out.append(_assign(plan.params, value))
+    if loop.orelse is not None:
+        out.extend(body_statements(loop.orelse.body))
     return out
 
 

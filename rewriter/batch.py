@@ -133,8 +133,9 @@ def run_batch(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Iterat
     Files go to the workers in small chunks of neighbours, a bounded number
     ahead of the one the caller waits for, so memory stays flat however
     many files there are and the order never depends on ``-j``. A worker
-    that dies (a crash in native code, the memory killer) costs only the
-    file it was on: its chunk is redone one file per process.
+    that dies (a crash in native code, the memory killer) breaks the pool:
+    the first unfinished chunk is redone one file per process, which names
+    the file that kills, and a fresh pool takes the rest.
     """
     jobs = jobs or default_jobs()
     if jobs == 1 or len(paths) < _POOL_THRESHOLD:
@@ -151,8 +152,19 @@ def run_batch(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Iterat
         try:
             while done < len(chunks):
                 while following < len(chunks) and len(pending) < jobs * _AHEAD:
-                    pending.append((following, pool.submit(_chunk, chunks[following])))
+                    try:
+                        future = pool.submit(_chunk, chunks[following])
+                    except Exception:  # the pool broke: finish what is in flight, then start anew
+                        break
+                    pending.append((following, future))
                     following += 1
+                if not pending:
+                    if following == done:  # a fresh pool takes nothing: work here instead
+                        for chunk in chunks[done:]:
+                            for path in chunk:
+                                yield process_file(path, settings)
+                        done = len(chunks)
+                    break
                 index, future = pending.popleft()
                 try:
                     results = future.result()

@@ -25,6 +25,7 @@ from libcst.metadata import MetadataWrapper
 
 from codemods import REGISTRY
 from codemods.base import Finding, RuleOptions, parse_suppressions
+from codemods.bindings import DeclareHelperNonlocals
 from rewriter.config import Settings
 from rewriter.screen import Skeleton, Verdict, screen
 
@@ -84,6 +85,8 @@ def _run_rules(
         result = wrapper.module
         if any(f.applied for f in rule.findings):
             changed_by.append(code)
+            # Helpers made for different statements may share a name no statement left binds.
+            new = new.visit(DeclareHelperNonlocals())
             if options.recorded_break_lines:
                 # The next rule sees new positions: move the recorded lines with their statements.
                 moved = follow_lines(wrapper.module.code, new.code, options.recorded_break_lines)
@@ -115,7 +118,9 @@ def _screen(
 
 def _changed_lines(old: str, new: str) -> list[tuple[int, int]]:
     """Line ranges of ``new`` that differ from ``old``."""
-    matcher = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False)
+    # autojunk keeps this linear-ish on files with many identical lines (a
+    # 5 MB string literal); a coarser range only makes the focus wider.
+    matcher = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=True)
     return [(j1 + 1, max(j1 + 1, j2)) for tag, _, _, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
 

@@ -6,22 +6,27 @@ real repository holds nothing any rule acts on. So each file goes through
 cheap stages first, and libcst sees only what survives them:
 
 1. Text. Each rule names plain-text fragments (``Rule.SCREEN``: ``for ``,
-   ``with ``, ``compile``…); a rule about graph breaks (``NEEDS_BREAK``) also
-   needs a fragment of the break catalogue.
+   ``compile``…); a rule about graph breaks (``NEEDS_BREAK``) also needs a
+   call of the break catalogue. A rule that declares ``SCREEN_HOLDERS`` is
+   screened by the words of those statements (``while(x):`` has no
+   ``while `` in it) and by the call pattern below.
 2. Structure. A rule may declare what its findings are made of
    (``Rule.SCREEN_HOLDERS``: the body of a loop/``with``/``try`` inside a
    function holds a call that may break; ``Rule.SCREEN_CALLS``: a reference
    to, say, ``torch.compile``) or override ``Rule.screen_ast``. A rule that
    declares nothing gets every file: the screen never guesses for a rule.
+   Rules that pass run; the others would find nothing here.
 3. Functions. When every rule that passed declares ``SCREEN_HOLDERS``,
-   libcst gets a skeleton of the file: the same lines, with the body of
-   each function that cannot matter blanked to ``...``. Kept are module and
-   class level code, every function that may break or holds a candidate,
-   and every function whose body the break analysis reads for other
-   functions (submodule assignments, ``global``, loggers, nested
-   definitions that share a name with something that may break). The
-   rewritten skeleton gets the blanked bodies back; if they cannot be
-   found intact the file is done again in full.
+   libcst gets a skeleton of the file: the same lines, with what cannot
+   matter blanked. Kept whole: every function or method holding a
+   candidate statement, and every one holding a nested definition named
+   like something called, a ``global``, a logger or submodule assignment
+   the break analysis reads. Functions a kept one may call, and that may
+   break, keep only what decides whether and why they break. Every other
+   function becomes ``def name(): ...``; docstrings and multi-line values
+   at module and class level become ``...`` (module level keeps the names
+   it binds). The rewritten skeleton gets the blanked text back; if it
+   cannot be found intact the file is done again in full.
 
 Stage 2 takes statements (functions, classes, blocks, imports,
 assignments) from Python's own parser and calls from one regular
@@ -812,11 +817,12 @@ def _expressions_of(stmt: ast.stmt) -> Iterable[ast.AST]:
 
 @dataclass(frozen=True)
 class Skeleton:
-    """A file with some function bodies replaced by ``...``, line for line.
+    """A file with parts blanked, line for line.
 
-    ``text`` has the same lines as the original (blanked bodies become one
-    ``...`` line with a numbered marker comment, then empty lines), so
-    every position libcst reports in it is a position in the original.
+    ``text`` has the same lines as the original: a blanked region becomes
+    one line (``...``, ``def name(): ...``, ``NAME = ...``) with a numbered
+    marker comment, then empty lines, so every position libcst reports in
+    it is a position in the original.
     """
 
     text: str

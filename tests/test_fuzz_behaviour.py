@@ -3,13 +3,13 @@
 Hypothesis writes small functions out of what the rules touch: ``for`` loops
 over constant ranges and literals (with ``continue``, ``break``, early
 ``return``, nesting), loops over runtime ranges and ``while`` loops, names
-first bound inside a loop and read after it (annotated or not), closures
-and ``nonlocal`` writers, ``with`` blocks of a recording context manager,
-``try``/``except``/``else``/``finally`` with raising and non-raising bodies,
-and break-inducing calls (``print``, ``torch._dynamo.graph_break()``) at
-random places. Each
-function runs eagerly before and after the rewrite (every registered rule),
-on plain numbers and on small tensors, and everything observable must match:
+first bound inside a loop and read after it or on the next trip (annotated
+or not), closures and ``nonlocal`` writers, ``with`` blocks of a recording
+context manager, ``try``/``except``/``else``/``finally`` with raising and
+non-raising bodies, and break-inducing calls (``print``,
+``torch._dynamo.graph_break()``) at random places. Each function runs
+eagerly before and after the rewrite (every registered rule), on plain
+numbers and on small tensors, and everything observable must match:
 the result, the exception that escaped (type and message), what was printed,
 and the log the context managers and the code wrote.
 
@@ -35,7 +35,7 @@ from typing import Any, Callable, Optional
 import hypothesis.strategies as st
 import pytest
 import torch
-from hypothesis import Phase, event, find, given, note, settings
+from hypothesis import Phase, event, example, find, given, note, settings
 
 from codemods import REGISTRY
 from rewriter.config import Settings
@@ -124,7 +124,7 @@ class Writer:
             self.emit(level, f'print("p{self.fresh("")}", len(vals), str(acc))')
 
     def simple(self, level: int, block: Block) -> None:
-        kind = self.draw(st.integers(0, 11))
+        kind = self.draw(st.integers(0, 12))
         if kind == 0:
             self.emit(level, f"x = x {self.draw(st.sampled_from('+*-'))} {self.constant()}")
         elif kind == 1:
@@ -160,6 +160,13 @@ class Writer:
         elif kind == 10:
             name = self.fresh("t")
             self.emit(level, f"{name}: int = {self.value(block)}")
+            self.maybe.append(name)
+        elif kind == 11:
+            # Read before bound: in a loop, the value the previous trip left.
+            name = self.fresh("c")
+            self.emit(level, f"if {self.condition(block)}:")
+            self.emit(level + 1, f"log.append({name})")
+            self.emit(level, f"{name} = {self.value(block)}")
             self.maybe.append(name)
         else:
             self.break_call(level, block)
@@ -348,6 +355,14 @@ def fold_reentry(log: list) -> list:
     return folded
 
 
+def example_each(sources: dict[str, str]) -> Callable:
+    def decorate(test: Callable) -> Callable:
+        for source in sources.values():
+            test = example(source)(test)
+        return test
+    return decorate
+
+
 class KnownIssue(Exception):
     """A rule bug already found and pinned by a strict xfail test below."""
 
@@ -387,7 +402,60 @@ def check_same_behaviour(source: str, fix_mode: str, fold: bool = False) -> None
         )
 
 
+def _program(*body: str) -> str:
+    lines = ["import torch", "", "def f(x, n, vals, log):", "    acc = 0", "    fns = []"]
+    return "\n".join(lines + ["    " + line for line in body]) + "\n"
+
+
+#: programs the fuzzer found that rules got wrong, run on every test run
+FOUND = {
+    # An inner unrolled loop left `t4: object` in the outer body; the outer
+    # helper declared `nonlocal t4` next to it: a SyntaxError.
+    "nested loops, name read after both": _program(
+        "for i1 in range(2):",
+        '    print("p2", x)',
+        "    for i3 in range(1):",
+        "        torch._dynamo.graph_break()",
+        "        t4 = x",
+        "return x, acc, [fn() for fn in fns], t4",
+    ),
+    # The `else` body ran in the parent but read a name the unrolled body kept
+    # local to its helper (NameError), and the loop variable was assigned after it.
+    "for-else reads the body's names": _program(
+        "for i1 in (0, 1):",
+        "    for i2 in (2, 3):",
+        '        print("p3", len(vals), str(acc))',
+        "        t4 = 0",
+        "    else:",
+        "        t5 = t4 + i2",
+        "        log.append(t5)",
+        "return x, acc, [fn() for fn in fns]",
+    ),
+    # Two outlined loops each relied on the other's binding of `t`: once both
+    # were helpers, nothing bound it in the parent (a SyntaxError).
+    "two loops bind one name": _program(
+        "for i1 in range(n):",
+        '    print("p1", i1)',
+        "    t = i1",
+        "for i2 in vals:",
+        '    print("p2", i2)',
+        "    t = i2",
+        "return x, acc, [fn() for fn in fns]",
+    ),
+    # A bare annotation assigns nothing: `c` carries the previous trip's value.
+    "bare annotation, value carried between trips": _program(
+        "for i1 in range(3):",
+        "    c: int",
+        "    if i1 == 2:",
+        '        print("p2", c)',
+        "    c = i1",
+        "return x, acc, [fn() for fn in fns]",
+    ),
+}
+
+
 @given(programs())
+@example_each(FOUND)
 def test_safe_fixes_keep_behaviour(source: str) -> None:
     note(f"--- program ---\n{source}")
     check_same_behaviour(source, "safe")

@@ -10,8 +10,8 @@ def f(x):
     _gbfix_inner_1(1)
     _gbfix_inner_1(2)
     _gbfix_inner_1(3)
-    x = x * 10
     i = 3
+    x = x * 10
     return x + i
 
 

@@ -1,0 +1,90 @@
+"""The batch runner: path order whatever -j is, a dying worker costs one file, the progress bar."""
+
+from __future__ import annotations
+
+import io
+import os
+
+import pytest
+
+from rewriter import batch
+from rewriter.config import Settings
+from rewriter.progress import Progress
+from rewriter.results import Changed, Failed, Unchanged
+
+LOOP = "def f(x):\n    for i in range(2):\n        print(x)\n    return x\n"
+QUIET = "def f(x):\n    return x + 1\n"
+
+
+@pytest.fixture
+def tree(tmp_path):
+    paths = []
+    for number in range(40):
+        path = tmp_path / f"m{number:02}.py"
+        path.write_text(LOOP if number % 3 == 0 else QUIET)
+        paths.append(str(path))
+    (tmp_path / "m07.py").write_text("def broken(:\n    for i in range(2):\n        print(i)\n")
+    return paths
+
+
+def _summary(results):
+    return [(type(r).__name__, os.path.basename(r.path), getattr(r, "new", None)) for r in results]
+
+
+def test_results_come_in_path_order_whatever_jobs(tree):
+    serial = _summary(batch.run_batch(tree, Settings(), jobs=1))
+    parallel = _summary(batch.run_batch(tree, Settings(), jobs=2))
+    assert [name for _, name, _ in serial] == sorted(os.path.basename(p) for p in tree)
+    assert parallel == serial
+    kinds = {kind for kind, _, _ in serial}
+    assert kinds == {"Changed", "Unchanged", "Failed"}
+
+
+def test_a_worker_that_dies_costs_only_its_file(tree, monkeypatch):
+    real = batch.process_file
+
+    def fragile(path, settings):
+        if path.endswith("m13.py"):
+            os._exit(3)  # what a crash in native code looks like to the pool
+        return real(path, settings)
+
+    # Workers are forked from this process, so they see the replacement.
+    monkeypatch.setattr(batch, "process_file", fragile)
+    results = list(batch.run_batch(tree, Settings(), jobs=2))
+    assert [os.path.basename(r.path) for r in results] == sorted(os.path.basename(p) for p in tree)
+    died = [r for r in results if isinstance(r, Failed) and "worker process died" in r.message]
+    assert [os.path.basename(r.path) for r in died] == ["m13.py"]
+    assert sum(isinstance(r, Changed) for r in results) == 14
+    assert sum(isinstance(r, Unchanged) for r in results) == 24
+
+
+def test_the_screen_is_counted(tree):
+    results = list(batch.run_batch(tree, Settings(), jobs=1))
+    screened_out = [r for r in results if isinstance(r, Unchanged) and not r.parsed]
+    assert {os.path.basename(r.path) for r in screened_out} == {
+        f"m{n:02}.py" for n in range(40) if n % 3 and n != 7
+    }
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_silent_off_a_terminal():
+    stream = io.StringIO()
+    progress = Progress(3, stream=stream)
+    assert list(progress.track(["a", "b", "c"])) == ["a", "b", "c"]
+    progress.hide()
+    assert stream.getvalue() == ""
+
+
+def test_progress_draws_and_clears_on_a_terminal():
+    stream = _Terminal()
+    with Progress(2, stream=stream) as progress:
+        for _ in progress.track(["a", "b"]):
+            assert not stream.getvalue().endswith("files")  # hidden while an item is handled
+    text = stream.getvalue()
+    assert "2/2 files" in text
+    assert text.endswith("\r\033[K")  # nothing left on the line afterwards
+    assert Progress(2, enabled=False, stream=_Terminal()).enabled is False
