@@ -512,7 +512,15 @@ class DeclareHelperNonlocals(cst.CSTTransformer):
             return updated_node
         body = list(updated_node.body.body)
         at = 1 if body and _is_docstring(body[0]) else 0
-        body[at:at] = [local_declaration(name) for name in missing]
+        if is_generated(updated_node.name.value):
+            # A generated helper only passes the name through to the function
+            # it was made in: sharing it there (not declaring it here) keeps
+            # one variable. That function declares it if it binds it nowhere.
+            body[at:at] = [cst.SimpleStatementLine(
+                [cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in missing])]
+            )]
+        else:
+            body[at:at] = [local_declaration(name) for name in missing]
         return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
 
 

@@ -599,6 +599,7 @@ class ScreenFacts:
         lines = self.text.split("\n")
         regions: list[tuple[int, int, str]] = []
         names = {key[2:] for key in wanted if key}
+        sensitive = self._sensitive()
         for index in units:
             d = self._defs[index]
             if index in whole or _any_between(special, d.first, d.last):
@@ -614,8 +615,13 @@ class ScreenFacts:
             node = d.node
             if not (_starts_line(lines[d.first - 1], node) and _ends_line(lines[d.last - 1], node)):
                 continue
-            asynchronous = "async " if isinstance(node, ast.AsyncFunctionDef) else ""
-            regions.append((d.first, d.last, f"{_indent(lines[d.first - 1])}{asynchronous}def {d.name}(): ..."))
+            indent = _indent(lines[d.first - 1])
+            if d.name in names or d.name in sensitive or d.name in _CLASS_CALL_METHODS | _SUBMODULE_METHODS:
+                # the break analysis finds callees by name: the name stays
+                asynchronous = "async " if isinstance(node, ast.AsyncFunctionDef) else ""
+                regions.append((d.first, d.last, f"{indent}{asynchronous}def {d.name}(): ..."))
+            else:
+                regions.append((d.first, d.last, indent + "..."))
         # Docstrings, and multi-line values at module and class level, never matter
         # to a rule acting inside functions; module level keeps the names it binds.
         for first, last, node, where in self._blankable:
@@ -629,8 +635,12 @@ class ScreenFacts:
         regions.sort(key=lambda region: (region[0], -region[1]))
         chosen: list[tuple[int, int, str]] = []
         for region in regions:
-            if not chosen or region[0] > chosen[-1][1]:
-                chosen.append(region)  # regions inside a blanked body go with it
+            if chosen and region[0] <= chosen[-1][1]:
+                continue  # inside a blanked body: goes with it
+            if chosen and _mergeable(chosen[-1], region, lines):
+                chosen[-1] = (chosen[-1][0], region[1], chosen[-1][2])
+                continue
+            chosen.append(region)
         if not chosen:
             return None
         return Skeleton.build(self.text, chosen)
@@ -705,6 +715,13 @@ def _span(body: list[ast.stmt]) -> tuple[int, int]:
     for decorator in getattr(body[0], "decorator_list", ()):
         first = min(first, decorator.lineno)
     return first, body[-1].end_lineno or body[-1].lineno
+
+
+def _mergeable(before: tuple[int, int, str], after: tuple[int, int, str], lines: list[str]) -> bool:
+    """Two blanked statements of one block, only blank or comment lines between: one ``...`` does."""
+    if before[2].strip() != "..." or after[2] != before[2]:
+        return False
+    return all(not line.strip() or line.lstrip().startswith("#") for line in lines[before[1]:after[0] - 1])
 
 
 def _first(stmt: ast.stmt) -> int:
