@@ -364,19 +364,19 @@ class ReplaceLoopControl(cst.CSTTransformer):
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         return False
 
-    def visit_For(self, node: cst.For) -> None:
+    # Only a nested loop's body is its own: a ``continue`` in its ``else``
+    # belongs to the loop being moved.
+    def visit_For_body(self, node: cst.For) -> None:
         self.depth += 1
 
-    def leave_For(self, original_node: cst.For, updated_node: cst.For) -> cst.For:
+    def leave_For_body(self, node: cst.For) -> None:
         self.depth -= 1
-        return updated_node
 
-    def visit_While(self, node: cst.While) -> None:
+    def visit_While_body(self, node: cst.While) -> None:
         self.depth += 1
 
-    def leave_While(self, original_node: cst.While, updated_node: cst.While) -> cst.While:
+    def leave_While_body(self, node: cst.While) -> None:
         self.depth -= 1
-        return updated_node
 
     def leave_Continue(
         self, original_node: cst.Continue, updated_node: cst.Continue

@@ -264,6 +264,10 @@ def plan_unroll(
     )
     if set(targets) & outside.global_decl:
         return Refusal("the loop variable is declared `global`")
+    if set(targets) & outside.nonlocal_decl:
+        # Its other uses are in an enclosing function, out of sight here (in a
+        # helper gbfix made, they are where the loop was first refused).
+        return Refusal("the loop variable is declared `nonlocal`")
     if set(targets) & outside.closure_read:
         # A closure over the loop variable would see the parent's copy, which
         # the helper's parameter no longer updates on each trip.

@@ -18,7 +18,7 @@ _FUZZ = dict(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
     print_blob=True,
 )
-settings.register_profile("default", max_examples=100, derandomize=True, **_FUZZ)
+settings.register_profile("default", max_examples=80, derandomize=True, **_FUZZ)
 settings.register_profile("long", max_examples=2000, **_FUZZ)
 settings.load_profile("default")  # --hypothesis-profile, read later, wins
 

@@ -162,14 +162,17 @@ class Writer:
             self.emit(level, f"{name}: int = {self.value(block)}")
             self.maybe.append(name)
         elif kind == 11:
-            # Read before bound: in a loop, the value the previous trip left.
-            name = self.fresh("c")
-            self.emit(level, f"if {self.condition(block)}:")
-            self.emit(level + 1, f"log.append({name})")
-            self.emit(level, f"{name} = {self.value(block)}")
-            self.maybe.append(name)
+            self.carry(level, block, self.condition(block))
         else:
             self.break_call(level, block)
+
+    def carry(self, level: int, block: Block, condition: str) -> None:
+        """Read before bound: in a loop, the value the previous trip left."""
+        name = self.fresh("c")
+        self.emit(level, f"if {condition}:")
+        self.emit(level + 1, f"log.append({name})")
+        self.emit(level, f"{name} = {self.value(block)}")
+        self.maybe.append(name)
 
     def exit(self, level: int, block: Block) -> None:
         """``continue``/``break``/``return``/``raise``, usually under an ``if``."""
@@ -214,7 +217,10 @@ class Writer:
                 head = self.draw(st.sampled_from(("range(n)", "vals", "range(n, 0, -1)")))
             targets = (var, self.fresh("v")) if head.startswith("enumerate") else (var,)
             self.emit(level, f"for {', '.join(targets)} in {head}:")
-            self.body(level + 1, Block(block.loop_vars + targets, True, inner.depth), need_break)
+            loop = Block(block.loop_vars + targets, True, inner.depth)
+            if self.draw(st.integers(0, 2)) == 0:  # true from some later trip on
+                self.carry(level + 1, loop, f"{var} > {self.draw(st.integers(0, 1))}")
+            self.body(level + 1, loop, need_break)
             if self.draw(st.integers(0, 4)) == 0:
                 self.emit(level, "else:")
                 self.body(level + 1, inner)
@@ -395,6 +401,9 @@ def check_same_behaviour(source: str, fix_mode: str, fold: bool = False) -> None
         return
     note(f"--- rewritten ({fix_mode}: {', '.join(fixes)}) ---\n{new}")
     before, after = observe(source, fold), observe(new, fold)
+    if before != after and "GBF004:safe" in fixes and "'unbound'" in repr([b[2] for b in before]):
+        event("set aside, a known issue: GBF004 lets an unbound-name error escape its handlers")
+        return
     for inputs, b, a in zip(INPUTS, before, after):
         assert a == b, (
             f"{fix_mode} fixes {fixes} changed behaviour on inputs {inputs()}:\n"
@@ -442,6 +451,41 @@ FOUND = {
         "    t = i2",
         "return x, acc, [fn() for fn in fns]",
     ),
+    # A `continue` in an inner loop's `else` belongs to the outer loop; unrolling
+    # the outer loop left it outside any loop (a SyntaxError).
+    "continue in an inner else": _program(
+        "for i1 in range(1):",
+        "    torch._dynamo.graph_break()",
+        "    for i2 in range(2):",
+        "        x = x + 0",
+        "    else:",
+        "        acc = acc + x * 2",
+        "        continue",
+        "return x, acc, [fn() for fn in fns], i1",
+    ),
+    # A closure reads the inner loop's variable, so GBF001 left the inner loop;
+    # inside the outer loop's helper the closure was out of sight and a second
+    # run unrolled it (not idempotent).
+    "inner loop variable read by a closure": _program(
+        "for i1 in range(1):",
+        "    torch._dynamo.graph_break()",
+        "    for i2 in range(1):",
+        "        torch._dynamo.graph_break()",
+        "    else:",
+        "        x += 0",
+        "else:",
+        "    fns.append(lambda: i2)",
+        "return x, acc, [fn() for fn in fns]",
+    ),
+    # Nested helpers: `nonlocal x` in the inner one resolves past the outer one.
+    "nested helpers share a parameter": _program(
+        "for i1 in range(1):",
+        "    torch._dynamo.graph_break()",
+        "    for i2 in range(1):",
+        "        torch._dynamo.graph_break()",
+        "        x += 0",
+        "return x, acc, [fn() for fn in fns]",
+    ),
     # A bare annotation assigns nothing: `c` carries the previous trip's value.
     "bare annotation, value carried between trips": _program(
         "for i1 in range(3):",
@@ -473,14 +517,21 @@ def test_unsafe_fixes_keep_behaviour_but_reentry(source: str) -> None:
 LOOP_AND_BLOCK_RULES = [code for code in ("GBF001", "GBF002", "GBF003", "GBF004") if code in REGISTRY]
 
 
+def applied(source: str, fix_mode: str) -> tuple[str, ...]:
+    try:
+        return rewrite(source, fix_mode)[1]
+    except KnownIssue:
+        return ()
+
+
 @pytest.mark.parametrize("code", LOOP_AND_BLOCK_RULES)
 def test_generator_produces_programs_each_rule_rewrites(code: str) -> None:
     found = find(
         programs(),
-        lambda source: any(fix.startswith(code) for fix in rewrite(source, "safe")[1]),
+        lambda source: any(fix.startswith(code) for fix in applied(source, "safe")),
         settings=settings(max_examples=2000, database=None, phases=[Phase.generate]),
     )
-    assert any(fix.startswith(code) for fix in rewrite(found, "safe")[1])
+    assert any(fix.startswith(code) for fix in applied(found, "safe"))
 
 
 UNSAFE_FIXES = [f"{code}:unsafe" for code in ("GBF003", "GBF004") if code in REGISTRY]
@@ -490,10 +541,10 @@ UNSAFE_FIXES = [f"{code}:unsafe" for code in ("GBF003", "GBF004") if code in REG
 def test_unsafe_generator_produces_programs_each_unsafe_fix_rewrites(fix: str) -> None:
     found = find(
         programs(plain_breaks=True, holders=("with", "try")),
-        lambda source: fix in rewrite(source, "unsafe")[1],
+        lambda source: fix in applied(source, "unsafe"),
         settings=settings(max_examples=2000, database=None, phases=[Phase.generate]),
     )
-    assert fix in rewrite(found, "unsafe")[1]
+    assert fix in applied(found, "unsafe")
 
 
 # -- open rule bugs the fuzzer found (strict: a fix makes these fail, then drop
@@ -530,3 +581,19 @@ def test_known_issue_gbf004_nested_try_in_a_handler_is_idempotent() -> None:
         "    return x\n"
     )
     transform_source(source, PATH, Settings())
+
+
+@pytest.mark.xfail(strict=True, reason="GBF004 splits out a break whose argument may be an unbound name")
+def test_known_issue_gbf004_break_reading_an_unbound_name_stays_in_the_try() -> None:
+    source = _program(
+        "try:",
+        "    for i1 in range(n):",
+        "        t2 = i1",
+        '    print("p3", t2)',
+        "except Exception as e4:",
+        '    log.append(("caught", "Exception", describe(e4)))',
+        "return x, acc, [fn() for fn in fns]",
+    )
+    new = transform_source(source, PATH, Settings()).new_text
+    assert new is not None
+    assert observe(new) == observe(source)

@@ -90,7 +90,7 @@ def test_grammar_programs_through_every_codemod(program: str, template: str, sel
     check_codemods_on(program, template, select)
 
 
-@settings(max_examples=max(1, settings.default.max_examples // 2))
+@settings(max_examples=max(1, settings.default.max_examples // 4))
 @given(
     program=hypothesmith.from_node(),
     template=st.sampled_from(sorted(TEMPLATES)),

@@ -1,0 +1,29 @@
+# golden: --select GBF001,GBF002
+"""An inner loop GBF001 refuses, inside an outer loop it unrolls.
+
+The inner loop's variable is read by a closure, so it is not unrolled; once
+the outer loop is a helper, the inner loop is the loop that skips that
+helper's frame and is outlined, in the same run (a second run must find
+nothing left to do).
+"""
+import torch
+
+
+def collect(x):
+    readers = []
+    for i in range(2):
+        x = x + i
+        for j in range(x.numel()):
+            x = x * 1.5
+            print("inner", i, j)
+        else:
+            readers.append(lambda: j)
+    return x + sum(r() for r in readers)
+
+
+ENTRY = collect
+EXPECT_SKIPPED_AFTER = 1
+
+
+def example_inputs():
+    return (torch.randn(3),)
