@@ -268,8 +268,9 @@ def timing(args: argparse.Namespace) -> int:
     commands.append(gbfix("apply", TIMED, "--dry-run", "-j", jobs))
     rows.append(Row(f"libcst codemod noop -j {jobs} (every {LIBCST_STEP}th file)", len(subset)))
     commands.append([
-        sys.executable, "-m", "libcst.tool", "codemod", "-j", jobs, "--no-format", "--hide-progress",
-        "--include-generated", "noop.NOOPCommand", *subset,
+        # the command comes first: the runner reads it before its own options
+        sys.executable, "-m", "libcst.tool", "codemod", "noop.NOOPCommand", "-j", jobs, "--no-format",
+        "--hide-progress", "--include-generated", *subset,
     ])
     try:
         for repeat in range(args.repeat):
@@ -331,6 +332,8 @@ def _table(rows: list[Row], total: int) -> int:
 def correctness(args: argparse.Namespace) -> int:
     failures = 0
     for name, pinned in PINS.items():
+        if args.only and name not in args.only:
+            continue
         root, version = fetch(name, pinned, args.cache)
         print(f"\n== {name} {version}")
         failures += _check_corpus(name, root, args)
@@ -423,6 +426,8 @@ def main() -> int:
     parser.add_argument("--check-correctness", action="store_true",
                         help="check correctness over transformers, timm and torchvision instead of timing")
     parser.add_argument("--show", type=int, default=3, help="findings (and errors) shown per rule")
+    parser.add_argument("--only", action="append", choices=sorted(PINS),
+                        help="with --check-correctness: only this corpus (repeatable)")
     args = parser.parse_args()
     if args.check_correctness:
         return correctness(args)

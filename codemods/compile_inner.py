@@ -76,6 +76,7 @@ class CompileInner(Rule):
     NAME = "compile-inner"
     SUMMARY = "torch.compile around or inside DDP/FSDP: compile the inner module, then wrap"
     SCREEN = ("compile",)
+    SCREEN_CALLS = ("torch.compile",)
     NEEDS_BREAK = False
     METADATA_DEPENDENCIES = (PositionProvider, *EVIDENCE_METADATA)
     EXAMPLES = (

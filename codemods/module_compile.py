@@ -137,6 +137,7 @@ class ModuleCompile(Rule):
     NAME = "module-compile"
     SUMMARY = "`m = torch.compile(m)` on an nn.Module: use `m.compile()`"
     SCREEN = ("compile",)
+    SCREEN_CALLS = ("torch.compile",)
     NEEDS_BREAK = False
     METADATA_DEPENDENCIES = (PositionProvider, *EVIDENCE_METADATA)
     EXAMPLES = (

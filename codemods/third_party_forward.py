@@ -94,6 +94,7 @@ class ThirdPartyForward(Rule):
     NAME = "third-party-forward"
     SUMMARY = "breaking third-party forward in an error_on_graph_break(True) region: relax it there"
     SCREEN = ("error_on_graph_break",)
+    SCREEN_CALLS = ("torch._dynamo.error_on_graph_break", "torch.compiler.error_on_graph_break")
     NEEDS_BREAK = False
     METADATA_DEPENDENCIES = (PositionProvider, *EVIDENCE_METADATA)
     EXAMPLES = (

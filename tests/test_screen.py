@@ -243,7 +243,7 @@ def modules(draw: st.DrawFn) -> str:
 
 
 @settings(
-    max_examples=60, deadline=None, derandomize=True,
+    max_examples=40, deadline=None, derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(source=modules(), fix_mode=st.sampled_from(["safe", "unsafe", "report"]))
