@@ -18,12 +18,10 @@ from libcst.metadata import PositionProvider, QualifiedNameProvider
 from codemods.base import FunctionScopedRule
 from codemods.breaks import BreakProvider, BreakReason, BreakSite, find_breaks
 from codemods.naming import NameAllocator
-from codemods.outline import OutlineRefusal, build_outline, plan_outline
+from codemods.outline import OUTLINED_PREFIXES, OutlineRefusal, build_outline, plan_outline
 
 Block = Union[cst.With, cst.Try]
 
-#: helpers made by outlining: their contents stay as they are
-OUTLINED_PREFIXES = ("_gbfix_loop_", "_gbfix_with_", "_gbfix_try_")
 
 
 class BlockRule(FunctionScopedRule):

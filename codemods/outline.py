@@ -55,6 +55,10 @@ from codemods.bindings import (
 )
 
 
+#: helpers made by outlining: what was moved into them stays as it is
+OUTLINED_PREFIXES = ("_gbfix_loop_", "_gbfix_with_", "_gbfix_try_")
+
+
 @dataclass(frozen=True)
 class OutlineRefusal:
     reason: str

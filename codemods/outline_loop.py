@@ -49,14 +49,12 @@ Fix safety
 from __future__ import annotations
 
 import libcst as cst
+
 from codemods.base import Example
 from codemods.loop_rule import Loop, LoopRule
 from codemods.naming import NameAllocator
-from codemods.outline import OutlineRefusal, build_outline, plan_outline
+from codemods.outline import OUTLINED_PREFIXES, OutlineRefusal, build_outline, plan_outline
 from codemods.unroll_loop import UnrollPlan, body_statements, plan_unroll
-
-#: helpers gbfix made by outlining: what is inside them stays as it is
-OUTLINED_PREFIXES = ("_gbfix_loop_", "_gbfix_with_", "_gbfix_try_")
 
 
 class OutlineLoop(LoopRule):
