@@ -14,7 +14,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Optional
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Literal, Optional, Union
 
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
@@ -156,6 +156,8 @@ class Rule(Codemod, cst.CSTTransformer):
     #: for the stdlib-ast screen: qualified names ("torch.compile") of which
     #: the file must reference one
     SCREEN_CALLS: ClassVar[tuple[str, ...]] = ()
+    #: whether a call of one of ``SCREEN_CALLS`` written as a decorator counts
+    SCREEN_DECORATORS: ClassVar[bool] = True
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, context: CodemodContext, options: RuleOptions) -> None:
@@ -175,7 +177,7 @@ class Rule(Codemod, cst.CSTTransformer):
         """
         if cls.SCREEN_HOLDERS and not facts.holds_break(cls.SCREEN_HOLDERS):
             return False
-        if cls.SCREEN_CALLS and not any(facts.calls(name) for name in cls.SCREEN_CALLS):
+        if cls.SCREEN_CALLS and not any(facts.calls(name, cls.SCREEN_DECORATORS) for name in cls.SCREEN_CALLS):
             return False
         return True
 
@@ -251,6 +253,29 @@ class FunctionScopedRule(Rule):
         #: None marks a class body: its statements run in no function frame
         self.functions: list[Optional[cst.FunctionDef]] = []
 
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        descend = super().on_visit(node)
+        if descend and isinstance(node, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)):
+            # Rebuilding code that cannot hold a finding only costs time: every
+            # finding of these rules sits on a break in a function's own code,
+            # as the break analysis marks them.
+            return self._may_act_in(node)
+        return descend
+
+    def _may_act_in(self, node: cst.CSTNode) -> bool:
+        """Whether a finding may be in ``node``: a function with a break (or a nested
+        definition), a class with such a method, a line in a function's body."""
+        if BreakProvider not in self.get_inherited_dependencies() or self.options.recorded_break_lines:
+            return True
+        if isinstance(node, cst.SimpleStatementLine):
+            return bool(self.functions) and self.functions[-1] is not None
+        if isinstance(node, cst.FunctionDef) and self.get_metadata(BreakProvider, node, None) is not None:
+            return True
+        nested = _definitions_in(node)
+        if isinstance(node, cst.FunctionDef):
+            return next(nested, None) is not None
+        return any(self._may_act_in(d) for d in nested)
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions.append(node)
 
@@ -272,3 +297,22 @@ class FunctionScopedRule(Rule):
     @property
     def enclosing(self) -> Optional[cst.FunctionDef]:
         return self.functions[-1] if self.functions else None
+
+
+#: nodes that hold statements: where a nested definition can be
+_BLOCKS = (
+    cst.BaseSuite, cst.BaseCompoundStatement, cst.ExceptHandler, cst.ExceptStarHandler,
+    cst.Else, cst.Finally, cst.MatchCase,
+)
+
+
+def _definitions_in(node: cst.CSTNode) -> Iterator[Union[cst.FunctionDef, cst.ClassDef]]:
+    """The ``def`` and ``class`` statements in ``node``'s blocks, not those nested in them
+    (expressions are not entered)."""
+    stack: list[cst.CSTNode] = [node.body]  # type: ignore[attr-defined]
+    while stack:
+        for child in stack.pop().children:
+            if isinstance(child, (cst.FunctionDef, cst.ClassDef)):
+                yield child
+            elif isinstance(child, _BLOCKS):
+                stack.append(child)

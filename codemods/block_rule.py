@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Optional, Sequence, Union
 
 import libcst as cst
-from libcst.metadata import PositionProvider, QualifiedNameProvider
+from libcst.metadata import PositionProvider, ScopeProvider
 
 from codemods.base import FunctionScopedRule
-from codemods.breaks import BreakProvider, BreakReason, BreakSite, find_breaks
+from codemods.breaks import BreakProvider, BreakReason, BreakSite, find_breaks, qualified_names
 from codemods.naming import NameAllocator
 from codemods.outline import OUTLINED_PREFIXES, OutlineRefusal, build_outline, plan_outline
 
@@ -25,7 +25,7 @@ Block = Union[cst.With, cst.Try]
 
 
 class BlockRule(FunctionScopedRule):
-    METADATA_DEPENDENCIES = (PositionProvider, BreakProvider, QualifiedNameProvider)
+    METADATA_DEPENDENCIES = (PositionProvider, BreakProvider, ScopeProvider)
     #: the helper name kind, ``with`` or ``try``
     KIND: str = ""
 
@@ -55,7 +55,7 @@ class BlockRule(FunctionScopedRule):
         return find_breaks(nodes, self.lookup, self.line_of, self.options.recorded_break_lines)
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
-        return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
+        return qualified_names(self, node)
 
     def in_scope(self) -> Optional[cst.FunctionDef]:
         """The enclosing function, unless there is none or it is a gbfix helper."""
@@ -74,6 +74,33 @@ class BlockRule(FunctionScopedRule):
             return bool(self.open_blocks)
         self.open_blocks[-1] -= 1
         return self.open_blocks[-1] == 0
+
+    def outermost_now(self) -> bool:
+        """Whether a breaking block entered now would be the outermost one (call before ``enter_block``)."""
+        return bool(self.open_blocks) and self.open_blocks[-1] == 0
+
+    def shield(self) -> None:
+        """Start a part of a block that its fix leaves in the function (a split ``try``'s handlers).
+
+        "The outermost breaking block is fixed" holds because outlining the
+        outer one moves the inner ones into a helper, where they stay. A part
+        the split keeps in place is not moved anywhere: a breaking block in it
+        would be found again on a second run, so it is fixed in this one.
+        """
+        self.open_blocks.append(0)
+
+    def unshield(self) -> None:
+        self.open_blocks.pop()
+
+    def suppressed(self, node: cst.CSTNode) -> bool:
+        """Whether :meth:`report` would find ``node`` suppressed, without recording anything."""
+        if not self.options.suppressions:
+            return False
+        lines = (self.line_of(node), *self._held_break_lines(node))
+        return any(
+            codes is not None and (not codes or self.CODE in codes)
+            for codes in map(self.options.suppressions.get, lines)
+        )
 
     # -- fixes ----------------------------------------------------------------
     def outline(

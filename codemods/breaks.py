@@ -9,8 +9,9 @@ same-module helper which breaks is a loop with a break. This module marks:
   same module whose body breaks;
 * every ``FunctionDef`` whose body breaks.
 
-It is a libcst metadata provider, so rules ask for it like any other
-metadata and it is computed once per tree.
+It is a batchable libcst metadata provider, so rules ask for it like any
+other metadata, it is computed once per tree, and its walk is shared with
+the other providers of its round.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, Sequence
 
 import libcst as cst
-from libcst.metadata import BaseMetadataProvider, QualifiedNameProvider
+from libcst import MetadataDependent
+from libcst.metadata import BatchableMetadataProvider, ScopeProvider
 
 from codemods.catalogue import BY_LOGGER_METHOD, BY_METHOD, BY_QUALIFIED, LOGGER_NAMES
 
@@ -57,8 +59,12 @@ class _Function:
     callees: list[tuple[cst.Call, str]] = field(default_factory=list)
 
 
-class _Collector(cst.CSTVisitor):
-    """One pass over the module: functions, classes, submodules, call edges."""
+class _Collector:
+    """What one pass over the module learns: functions, classes, submodules, call edges.
+
+    Its ``visit_``/``leave_`` methods are run by the batched walk of
+    :class:`BreakProvider`.
+    """
 
     def __init__(self, qualified: Callable[[cst.CSTNode], Iterable[str]]) -> None:
         self.qualified = qualified
@@ -167,20 +173,24 @@ def _class_names_called(node: cst.CSTNode) -> set[str]:
     return found
 
 
-class BreakProvider(BaseMetadataProvider[Optional[BreakReason]]):
+class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]):
     """Marks each breaking ``Call`` and ``FunctionDef`` with a :class:`BreakReason`."""
 
-    METADATA_DEPENDENCIES = (QualifiedNameProvider,)
+    # _Collector comes first: its visit_ methods must win over the no-op stubs.
 
-    def _gen_impl(self, module: cst.Module) -> None:
-        collector = _Collector(self._qualified)
-        module.visit(collector)
-        resolved = _resolve(collector)
-        for call, reason in collector.direct_calls.items():
+    METADATA_DEPENDENCIES = (ScopeProvider,)
+
+    def __init__(self, cache: object = None) -> None:
+        BatchableMetadataProvider.__init__(self, cache)
+        _Collector.__init__(self, self._qualified)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        resolved = _resolve(self)
+        for call, reason in self.direct_calls.items():
             self.set_metadata(call, reason)
-        for fn in collector.functions:
+        for fn in self.functions:
             for call, callee in fn.callees:
-                target = _lookup(collector, fn, callee)
+                target = _lookup(self, fn, callee)
                 if target is not None and resolved.get(id(target.node)) is not None:
                     self.set_metadata(call, BreakReason(
                         resolved[id(target.node)].reason,
@@ -191,11 +201,19 @@ class BreakProvider(BaseMetadataProvider[Optional[BreakReason]]):
                 self.set_metadata(fn.node, resolved[id(fn.node)])
 
     def _qualified(self, node: cst.CSTNode) -> set[str]:
-        try:
-            names = self.get_metadata(QualifiedNameProvider, node, set())
-        except KeyError:
-            return set()
-        return {q.name for q in names}
+        return qualified_names(self, node)
+
+
+def qualified_names(dependent: MetadataDependent, node: cst.CSTNode) -> set[str]:
+    """The qualified names of ``node``, as ``QualifiedNameProvider`` gives them.
+
+    Asked only for the nodes a rule looks at: ``QualifiedNameProvider`` would
+    walk the whole tree to store a lookup on every node. Needs ``ScopeProvider``.
+    """
+    scope = dependent.get_metadata(ScopeProvider, node, None)
+    if scope is None:
+        return set()
+    return {q.name for q in scope.get_qualified_names_for(node)}
 
 
 def _lookup(collector: _Collector, caller: _Function, callee: str) -> Optional[_Function]:

@@ -77,6 +77,7 @@ class CompileInner(Rule):
     SUMMARY = "torch.compile around or inside DDP/FSDP: compile the inner module, then wrap"
     SCREEN = ("compile",)
     SCREEN_CALLS = ("torch.compile",)
+    SCREEN_DECORATORS = False  # `@torch.compile` compiles a function, not a module
     NEEDS_BREAK = False
     METADATA_DEPENDENCIES = (PositionProvider, *EVIDENCE_METADATA)
     EXAMPLES = (

@@ -138,6 +138,7 @@ class ModuleCompile(Rule):
     SUMMARY = "`m = torch.compile(m)` on an nn.Module: use `m.compile()`"
     SCREEN = ("compile",)
     SCREEN_CALLS = ("torch.compile",)
+    SCREEN_DECORATORS = False  # `@torch.compile` compiles a function, not a module
     NEEDS_BREAK = False
     METADATA_DEPENDENCIES = (PositionProvider, *EVIDENCE_METADATA)
     EXAMPLES = (

@@ -66,6 +66,8 @@ class OutlineLoop(LoopRule):
     EXAMPLES = (
         Example(
             before=(
+                "import torch\n"
+                "\n"
                 "def f(x, n):\n"
                 "    for i in range(n):\n"
                 "        x = x + i\n"
@@ -73,6 +75,8 @@ class OutlineLoop(LoopRule):
                 "    return x\n"
             ),
             after=(
+                "import torch\n"
+                "\n"
                 "def f(x, n):\n"
                 "    def _gbfix_loop_1():\n"
                 "        nonlocal x\n"
@@ -85,6 +89,8 @@ class OutlineLoop(LoopRule):
         ),
         Example(
             before=(
+                "import torch\n"
+                "\n"
                 "def f(x, n):\n"
                 "    for i in range(n):\n"
                 "        x = x + i\n"

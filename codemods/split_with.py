@@ -54,10 +54,12 @@ Fix safety
     differently, and re-entering creates a new manager object. It is
     therefore unsafe, unless the manager's qualified name is listed in
     ``[tool.gbfix] reentrant_context_managers``. Splitting is only offered
-    when the break is one statement of the block's own body, every manager
-    is constructed in the ``with`` line, and no ``as`` target would have to
-    live across the break (Dynamo cannot carry the manager object over it).
-    Otherwise the block is outlined, which is safe.
+    when the break is one statement of the block's own body but not its
+    only one (else no ``with`` would be left and the manager would not be
+    entered at all), every manager is constructed in the ``with`` line, and
+    no ``as`` target would have to live across the break (Dynamo cannot
+    carry the manager object over it). Otherwise the block is outlined,
+    which is safe.
 """
 
 from __future__ import annotations
@@ -84,6 +86,8 @@ class SplitWith(BlockRule):
     EXAMPLES = (
         Example(
             before=(
+                "import torch\n"
+                "\n"
                 "class Tracker:\n"
                 "    def __enter__(self):\n"
                 "        return self\n"
@@ -98,6 +102,8 @@ class SplitWith(BlockRule):
                 "    return x\n"
             ),
             after=(
+                "import torch\n"
+                "\n"
                 "class Tracker:\n"
                 "    def __enter__(self):\n"
                 "        return self\n"
@@ -231,8 +237,19 @@ class SplitWith(BlockRule):
             return "an `as` target would have to live across the break"
         if not all(isinstance(item.item, cst.Call) for item in node.items):
             return "a manager object made before the `with` would be entered twice"
-        if split_index(body_statements(node.body), sites) is None:
+        body = body_statements(node.body)
+        if split_index(body, sites) is None:
             return "the break is not a statement of the block's own body"
+        if len(body) == 1:
+            # Splitting would leave no `with` at all: the manager would no
+            # longer be entered. Keeping an empty `with M(): pass` next to the
+            # break would enter it, but no longer around the one statement it
+            # was written to wrap (a lock, a timer, a redirect). The block
+            # holds no other code to compile, so the outline loses at most the
+            # break's own argument expressions: the parent still compiles
+            # around the helper call, only the helper (manager and break) is
+            # skipped, and behaviour stays exact.
+            return "the break is the block's only statement: the manager would wrap nothing"
         return None
 
     def split(self, original: cst.With, updated: cst.With, sites: Sequence) -> list[cst.BaseStatement]:

@@ -32,8 +32,9 @@ Rewritten
 
     Each call is a resumable point, so Dynamo compiles the pieces between
     the breaks. Names the body rebinds become ``nonlocal``; ``continue``
-    becomes ``return``; a ``for ... else`` body follows the calls; the loop
-    variable keeps its last value when code after the loop reads it.
+    becomes ``return``; a ``for ... else`` body follows the calls; when code
+    after the loop reads the loop variable, it is bound before each call
+    (``i = 0``, ``_gbfix_inner_1(i)``…), as the loop binds it before each trip.
     f-strings in the body become ``str.format`` calls: the index is a
     dynamic ``SymInt`` after the second call, and an f-string that formats
     it fails to compile on torch 2.13.
@@ -89,7 +90,7 @@ class UnrollPlan:
     nonlocals: list[str] = field(default_factory=list)
     #: names only the loop binds that the parent must hold (``name: object``)
     declare: list[str] = field(default_factory=list)
-    #: loop-variable names to assign their last value after the calls
+    #: the loop variable is read after the loop: bind it before each call
     keep_target: bool = False
 
 
@@ -352,11 +353,14 @@ def build_unrolled(
         out[0] = out[0].with_changes(leading_lines=loop.leading_lines)
         helper_def = helper_def.with_changes(leading_lines=())
     out.append(helper_def)
-    out.extend(_call(helper, args) for args in plan.calls)
-    if plan.keep_target:  # before the ``else`` body, which may read or rebind it
-        last = plan.calls[-1]
-        value = last[0] if len(last) == 1 else cst.Tuple([cst.Element(v) for v in last], lpar=[], rpar=[])
-        out.append(_assign(plan.params, value))
+    for args in plan.calls:
+        if plan.keep_target:
+            # Bound before each trip, as the loop binds it: a trip that raises
+            # leaves it holding that trip's value, and the ``else`` body sees the last.
+            value = args[0] if len(args) == 1 else cst.Tuple([cst.Element(v) for v in args], lpar=[], rpar=[])
+            out.append(_assign(plan.params, value))
+            args = [cst.Name(p) for p in plan.params]
+        out.append(_call(helper, args))
     if loop.orelse is not None:
         out.extend(body_statements(loop.orelse.body))
     return out
@@ -374,6 +378,8 @@ class UnrollLoop(LoopRule):
     EXAMPLES = (
         Example(
             before=(
+                "import torch\n"
+                "\n"
                 "def f(x):\n"
                 "    for i in range(2):\n"
                 "        x = x + 1\n"
@@ -381,6 +387,8 @@ class UnrollLoop(LoopRule):
                 "    return x\n"
             ),
             after=(
+                "import torch\n"
+                "\n"
                 "def f(x):\n"
                 "    def _gbfix_inner_1(i):\n"
                 "        nonlocal x\n"
@@ -393,6 +401,8 @@ class UnrollLoop(LoopRule):
         ),
         Example(
             before=(
+                "import torch\n"
+                "\n"
                 "def f(x):\n"
                 "    for i in range(2):\n"
                 "        if i:\n"

@@ -37,6 +37,8 @@ class Settings:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     unroll_max_trips: int = 16
+    #: the graph-break rules (GBF001-GBF004) look only at files that import torch
+    torch_only: bool = True
     reentrant_context_managers: tuple[str, ...] = ("contextlib.nullcontext",)
     first_party: tuple[str, ...] = ()
     third_party: tuple[str, ...] = ()
@@ -59,7 +61,7 @@ _LIST_KEYS = {
     "select", "ignore", "exclude", "reentrant_context_managers",
     "first_party", "third_party", "breaking_third_party",
 }
-_KNOWN = _LIST_KEYS | {"unroll_max_trips", "verify"}
+_KNOWN = _LIST_KEYS | {"unroll_max_trips", "torch_only", "verify"}
 
 
 def config_keys() -> tuple[str, ...]:
@@ -132,6 +134,10 @@ def settings_from_table(table: dict[str, Any], path: str) -> Settings:
         if not isinstance(trips, int) or isinstance(trips, bool) or trips < 1:
             raise ConfigError(f"{where}: unroll_max_trips must be a positive integer")
         values["unroll_max_trips"] = trips
+    if "torch_only" in table:
+        if not isinstance(table["torch_only"], bool):
+            raise ConfigError(f"{where}: torch_only must be true or false")
+        values["torch_only"] = table["torch_only"]
     if "verify" in table:
         entries = table["verify"]
         if not isinstance(entries, list):

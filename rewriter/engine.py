@@ -27,7 +27,7 @@ from codemods import REGISTRY
 from codemods.base import Finding, RuleOptions, parse_suppressions
 from codemods.bindings import DeclareHelperNonlocals
 from rewriter.config import Settings
-from rewriter.screen import Skeleton, Verdict, screen
+from rewriter.screen import Skeleton, Verdict, imports_torch, screen
 
 
 class SelfCheckError(Exception):
@@ -124,8 +124,23 @@ def _changed_lines(old: str, new: str) -> list[tuple[int, int]]:
     return [(j1 + 1, max(j1 + 1, j2)) for tag, _, _, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
 
+def torch_gate(text: str, path: str, settings: Settings) -> Settings:
+    """``settings`` without the graph-break rules when the file never imports torch.
+
+    A graph break only matters in code ``torch.compile`` runs, and a file
+    that never imports torch (a tokenizer, a CLI, a data script) is rarely
+    that; its ``print`` in a loop is not a finding. A run that recorded a
+    break in the file knows better, and ``torch_only = false`` turns the gate off.
+    """
+    if not settings.torch_only or settings.recorded_breaks.get(path) or imports_torch(text):
+        return settings
+    gated = tuple(code for code in settings.active_codes if REGISTRY[code].NEEDS_BREAK)
+    return replace(settings, ignore=settings.ignore + gated) if gated else settings
+
+
 def transform_source(text: str, path: str, settings: Settings) -> Outcome:
     """Findings and rewritten text for one file. Raises ParserSyntaxError, SelfCheckError."""
+    settings = torch_gate(text, path, settings)
     verdict = _screen(text, path, settings)
     if not verdict.parse:
         return Outcome(None, (), parsed=False)

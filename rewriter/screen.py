@@ -199,14 +199,15 @@ class ScreenFacts:
         self._analyse()
         return bool(wanted & self._holder_kinds)
 
-    def calls(self, qualified: str) -> bool:
-        """Some expression in the file may refer to ``qualified`` (``torch.compile``).
+    def calls(self, qualified: str, decorators: bool = True) -> bool:
+        """Some call with an argument may be a call of ``qualified`` (``torch.compile(model)``).
 
         Only the statements on lines where its last name is written are
         looked at. An attribute of that name counts unless it is read from
-        a module imported plainly under another top-level name
-        (``import re``: ``re.compile`` is not ``torch.compile``); a bare name
-        counts when an import binds it.
+        a name that only imports of other top-level packages bind
+        (``import regex as re``: ``re.compile`` is not ``torch.compile``);
+        a bare name counts when an import binds it. With ``decorators``
+        false, calls written in a decorator do not count.
         """
         last = qualified.rsplit(".", 1)[-1]
         top = qualified.split(".", 1)[0]
@@ -230,20 +231,25 @@ class ScreenFacts:
             if index == len(lines) or lines[index] > end:
                 continue
             for part in _expressions_of(stmt):
+                if not decorators and any(part is d for d in getattr(stmt, "decorator_list", ())):
+                    continue
                 for node in ast.walk(part):
-                    if isinstance(node, ast.Attribute) and node.attr == last:
-                        if not self._other_module(node.value, top):
+                    if not isinstance(node, ast.Call) or not (node.args or node.keywords):
+                        continue
+                    func = node.func
+                    if isinstance(func, ast.Attribute) and func.attr == last:
+                        if not self._other_module(func.value, top):
                             return True
-                    elif isinstance(node, ast.Name) and node.id == last and imported:
+                    elif isinstance(func, ast.Name) and func.id == last and imported:
                         return True
         return False
 
     def _other_module(self, node: ast.AST, top: str) -> bool:
-        """``node`` is a name bound only by a plain ``import`` of a module outside ``top``."""
+        """``node`` is a name that imports bind only to things outside the package ``top``."""
         if not isinstance(node, ast.Name):
             return False
         paths = self._import_paths.get(node.id)
-        return bool(paths) and paths == {node.id} and node.id != top
+        return bool(paths) and all(p.split(".", 1)[0] not in (top, "*") for p in paths)
 
     # -- text ------------------------------------------------------------------------
     def _newlines(self) -> list[int]:
@@ -838,8 +844,10 @@ class Skeleton:
 
     ``text`` has the same lines as the original: a blanked region becomes
     one line (``...``, ``def name(): ...``, ``NAME = ...``) with a numbered
-    marker comment, then empty lines, so every position libcst reports in
-    it is a position in the original.
+    marker comment, then padding to its old length, so every position libcst
+    reports in it is a position in the original. Padding of more than one
+    line is a single string statement of empty lines: libcst makes three
+    nodes of every empty line and walks them once per rule and metadata pass.
     """
 
     text: str
@@ -854,7 +862,7 @@ class Skeleton:
         for number, (first, last, head) in enumerate(sorted(regions)):
             original = lines[first - 1:last]
             marker = f"{head}  {_STUB_MARK}{number}"
-            lines[first - 1:last] = [marker] + [""] * (last - first)
+            lines[first - 1:last] = [marker] + _padding(head, last - first)
             stubs.append((marker, "\n".join(original), last - first + 1))
         return cls("\n".join(lines), tuple(stubs))
 
@@ -868,12 +876,20 @@ class Skeleton:
         found = []
         for marker, original, count in self.stubs:
             index = where.get(marker)
-            if index is None or lines[index + 1:index + count] != [""] * (count - 1):
+            if index is None or lines[index + 1:index + count] != _padding(lines[index], count - 1):
                 return None
             found.append((index, count, original))
         for index, count, original in sorted(found, reverse=True):
             lines[index:index + count] = [original]
         return "\n".join(lines)
+
+
+def _padding(head: str, count: int) -> list[str]:
+    """``count`` lines that follow ``head`` and mean nothing: empty lines, or one string of them."""
+    if count < 2:
+        return [""] * count
+    indent = head[:len(head) - len(head.lstrip(" \t"))]
+    return [f'{indent}"""'] + [""] * (count - 2) + ['"""']
 
 
 @dataclass(frozen=True)
@@ -908,6 +924,18 @@ def text_could_match(text: str, code: str, facts: Optional[ScreenFacts] = None) 
     if SOUND:
         return (facts or ScreenFacts(text))._may_break_at_all()
     return any(t in text for t in SCREEN_TOKENS)
+
+
+#: ``import torch``, ``import numpy as np, torch.nn``, ``from torch.nn import Linear``, at any depth
+_IMPORTS_TORCH = re.compile(
+    r"^[ \t]*(?:from[ \t]+torch\b|import[ \t]+(?:[\w.]+(?:[ \t]+as[ \t]+\w+)?[ \t]*,[ \t]*)*torch\b)",
+    re.MULTILINE,
+)
+
+
+def imports_torch(text: str) -> bool:
+    """Whether some line of ``text`` imports torch (text in strings may say so too: that only lets more through)."""
+    return "torch" in text and _IMPORTS_TORCH.search(text) is not None
 
 
 def screen(text: str, codes: Iterable[str], focus: Optional[Sequence[tuple[int, int]]] = None) -> Verdict:

@@ -97,6 +97,8 @@ def run_f(source: bytes, arg: int = 1) -> tuple[object, str]:
 
 @pytest.fixture
 def project(tmp_path):
+    # Most bad inputs here are plain Python: judge every file, not only those that import torch.
+    (tmp_path / "pyproject.toml").write_text("[tool.gbfix]\ntorch_only = false\n")
     (tmp_path / "good.py").write_text(GOOD)
     return tmp_path
 

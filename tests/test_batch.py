@@ -12,7 +12,7 @@ from rewriter.config import Settings
 from rewriter.progress import Progress
 from rewriter.results import Changed, Failed, Unchanged
 
-LOOP = "def f(x):\n    for i in range(2):\n        print(x)\n    return x\n"
+LOOP = "import torch\n\ndef f(x):\n    for i in range(2):\n        print(x)\n    return x\n"
 QUIET = "def f(x):\n    return x + 1\n"
 
 
@@ -23,7 +23,7 @@ def tree(tmp_path):
         path = tmp_path / f"m{number:02}.py"
         path.write_text(LOOP if number % 3 == 0 else QUIET)
         paths.append(str(path))
-    (tmp_path / "m07.py").write_text("def broken(:\n    for i in range(2):\n        print(i)\n")
+    (tmp_path / "m07.py").write_text("import torch\ndef broken(:\n    for i in range(2):\n        print(i)\n")
     return paths
 
 

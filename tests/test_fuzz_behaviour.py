@@ -369,31 +369,18 @@ def example_each(sources: dict[str, str]) -> Callable:
     return decorate
 
 
-class KnownIssue(Exception):
-    """A rule bug already found and pinned by a strict xfail test below."""
-
-
 def rewrite(source: str, fix_mode: str) -> tuple[Optional[str], tuple[str, ...]]:
     """The rewritten source (None: unchanged) and the fixes applied, as ``CODE:safety``."""
     try:
         outcome = transform_source(source, PATH, Settings(fix_mode=fix_mode))  # type: ignore[arg-type]
     except SelfCheckError as exc:
-        if "GBF004 would change the file again" in str(exc):
-            raise KnownIssue("GBF004 is not idempotent on a try nested in a handler") from None
         pytest.fail(f"self-check failed: {exc}\n--- program ---\n{source}")
     fixes = tuple(sorted({f"{f.code}:{f.fix}" for f in outcome.findings if f.applied}))
-    new = outcome.new_text
-    if new is not None and "GBF003:unsafe" in fixes and new.count("with Rec(") < source.count("with Rec("):
-        raise KnownIssue("GBF003's unsafe split drops a `with` whose body is only the break")
-    return new, fixes
+    return outcome.new_text, fixes
 
 
 def check_same_behaviour(source: str, fix_mode: str, fold: bool = False) -> None:
-    try:
-        new, fixes = rewrite(source, fix_mode)
-    except KnownIssue as issue:
-        event(f"set aside, a known issue: {issue}")  # so the search goes on for new ones
-        return
+    new, fixes = rewrite(source, fix_mode)
     for fix in fixes:
         event(f"{fix_mode} run: {fix} applied")
     if new is None:
@@ -401,9 +388,6 @@ def check_same_behaviour(source: str, fix_mode: str, fold: bool = False) -> None
         return
     note(f"--- rewritten ({fix_mode}: {', '.join(fixes)}) ---\n{new}")
     before, after = observe(source, fold), observe(new, fold)
-    if before != after and "GBF004:safe" in fixes and "'unbound'" in repr([b[2] for b in before]):
-        event("set aside, a known issue: GBF004 lets an unbound-name error escape its handlers")
-        return
     for inputs, b, a in zip(INPUTS, before, after):
         assert a == b, (
             f"{fix_mode} fixes {fixes} changed behaviour on inputs {inputs()}:\n"
@@ -518,10 +502,7 @@ LOOP_AND_BLOCK_RULES = [code for code in ("GBF001", "GBF002", "GBF003", "GBF004"
 
 
 def applied(source: str, fix_mode: str) -> tuple[str, ...]:
-    try:
-        return rewrite(source, fix_mode)[1]
-    except KnownIssue:
-        return ()
+    return rewrite(source, fix_mode)[1]
 
 
 @pytest.mark.parametrize("code", LOOP_AND_BLOCK_RULES)
@@ -547,12 +528,11 @@ def test_unsafe_generator_produces_programs_each_unsafe_fix_rewrites(fix: str) -
     assert fix in applied(found, "unsafe")
 
 
-# -- open rule bugs the fuzzer found (strict: a fix makes these fail, then drop
-# -- the matching case in ``rewrite`` and the test here) --------------------------
+# -- rule bugs the fuzzer found, one test each ----------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="GBF003: the unsafe split drops a `with` whose body is only the break")
-def test_known_issue_gbf003_unsafe_split_keeps_entering_the_manager() -> None:
+def test_gbf003_unsafe_fix_keeps_entering_a_manager_around_only_the_break() -> None:
+    # A split would have left no `with` at all: the block is outlined instead.
     source = (
         "import torch\n\n"
         "def f(x, n, vals, log):\n"
@@ -560,31 +540,40 @@ def test_known_issue_gbf003_unsafe_split_keeps_entering_the_manager() -> None:
         "        torch._dynamo.graph_break()\n"
         "    return x\n"
     )
-    new = transform_source(source, PATH, Settings(fix_mode="unsafe")).new_text
-    assert new is not None
-    assert observe(new, fold=True) == observe(source, fold=True)
+    new, fixes = rewrite(source, "unsafe")
+    assert new is not None and fixes == ("GBF003:safe",)
+    assert observe(new) == observe(source)
 
 
-@pytest.mark.xfail(strict=True, reason="GBF004 is not idempotent on a try nested in a handler of a try it splits")
-def test_known_issue_gbf004_nested_try_in_a_handler_is_idempotent() -> None:
+@pytest.mark.parametrize("clause", ["except ValueError:", "except ValueError:\n        pass\n    else:"])
+def test_gbf004_fixes_a_try_nested_in_a_split_try_in_one_run(clause: str) -> None:
+    # The split keeps the handlers and the `else` in the function: a breaking
+    # `try` there is fixed in the same run, so a second run has nothing to do.
     source = (
         "import torch\n\n"
-        "def f(x):\n"
+        "def f(x, n, vals, log):\n"
         "    try:\n"
         "        x = x + 1\n"
         '        print("a", x)\n'
-        "    except ValueError:\n"
+        "        x = x * 2\n"
+        f"    {clause}\n"
         "        try:\n"
+        "            x = x - 1\n"
         '            print("b", x)\n'
         "        except ValueError:\n"
         "            pass\n"
         "    return x\n"
     )
-    transform_source(source, PATH, Settings())
+    new, fixes = rewrite(source, "safe")
+    assert new is not None and fixes == ("GBF004:safe",)
+    again = transform_source(new, PATH, Settings())
+    assert again.new_text is None and again.findings == ()
+    assert observe(new) == observe(source)
 
 
-@pytest.mark.xfail(strict=True, reason="GBF004 splits out a break whose argument may be an unbound name")
-def test_known_issue_gbf004_break_reading_an_unbound_name_stays_in_the_try() -> None:
+def test_gbf004_break_reading_a_maybe_unbound_name_stays_in_the_try() -> None:
+    # `t2` is bound only if the loop ran: reading it may raise, and the
+    # handler must still catch that, so the try is outlined, not split.
     source = _program(
         "try:",
         "    for i1 in range(n):",
@@ -593,6 +582,24 @@ def test_known_issue_gbf004_break_reading_an_unbound_name_stays_in_the_try() -> 
         "except Exception as e4:",
         '    log.append(("caught", "Exception", describe(e4)))',
         "return x, acc, [fn() for fn in fns]",
+    )
+    new, fixes = rewrite(source, "safe")
+    assert new is not None and fixes == ("GBF004:safe",)
+    assert "_gbfix_try_" in new
+    assert observe(new) == observe(source)
+
+
+def test_gbf001_loop_variable_bound_when_a_trip_raises() -> None:
+    # The loop binds `i1 = 0` before the first trip raises: the unrolled code
+    # must too, or a caught exception leaves it unbound.
+    source = _program(
+        "try:",
+        "    for i1 in range(2):",
+        '        print("p2", x)',
+        '        raise ValueError("v3")',
+        "except ValueError as e4:",
+        '    log.append(("caught", "ValueError", describe(e4)))',
+        "return x, acc, [fn() for fn in fns], i1",
     )
     new = transform_source(source, PATH, Settings()).new_text
     assert new is not None

@@ -29,6 +29,7 @@ BREAKING_LOOP = (
     "    return x\n"
 )
 REFUSED_LOOP = (
+    "import torch\n"
     "def f(x):\n"
     "    for i in range(2):\n"
     "        if i:\n"
@@ -93,15 +94,15 @@ def test_refused_fix_shows_its_reason(project):
     result = invoke("scan", "refused.py", "--select", "GBF001")
     assert result.exit_code == 1
     (line,) = result.stdout.splitlines()
-    assert line.startswith("refused.py:2:5: GBF001 ")
+    assert line.startswith("refused.py:3:5: GBF001 ")
     assert line.endswith("; not unrolled: the loop body has `break` [fix: none]")
 
 
 def test_errors_exit_2_and_the_batch_goes_on(project):
-    (project / "examples" / "broken.py").write_text("def f(x:\n    for i in range(2):\n        print(x)\n")
+    (project / "examples" / "broken.py").write_text("import torch\ndef f(x:\n    for i in range(2):\n        print(x)\n")
     result = invoke("scan", "examples", "missing.py")
     assert result.exit_code == 2
-    assert "examples/broken.py:1: error: syntax error" in result.stderr
+    assert "examples/broken.py:2: error: syntax error" in result.stderr
     assert "missing.py: error: no such file or directory" in result.stderr
     assert "examples/stats.py:" in result.stdout
 

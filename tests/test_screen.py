@@ -47,7 +47,8 @@ def _unscreened(monkeypatch: pytest.MonkeyPatch, text: str, path: str, settings_
 
 def _compare(monkeypatch: pytest.MonkeyPatch, text: str, path: str, fix_mode: str) -> str:
     """Run both ways; returns how the screen treated the file."""
-    settings_ = Settings(select=ALL_RULES, fix_mode=fix_mode)  # type: ignore[arg-type]
+    # torch_only off: the generated files are plain Python, and the screen must hold for all of them
+    settings_ = Settings(select=ALL_RULES, fix_mode=fix_mode, torch_only=False)  # type: ignore[arg-type]
     screened = _run(text, path, settings_)
     full = _unscreened(monkeypatch, text, path, settings_)
     assert screened == full, f"screen changed the result for:\n{text}"
@@ -378,7 +379,7 @@ def test_the_focused_second_pass_still_catches_a_rule_that_is_not_idempotent(mon
     source = "def quiet(x):\n    return x\n\n\ndef f(x):\n    for i in range(2):\n        print(x)\n    return x\n"
     assert screen.screen(source, ("GBF998",)).skeleton is not None
     with pytest.raises(engine.SelfCheckError, match="GBF998 would change the file again"):
-        engine.transform_source(source, "/tmp/stutter.py", Settings(select=("GBF998",)))
+        engine.transform_source(source, "/tmp/stutter.py", Settings(select=("GBF998",), torch_only=False))
 
 
 def test_a_function_only_called_keeps_the_return_that_makes_its_break_harmless() -> None:
@@ -405,6 +406,6 @@ def test_a_function_only_called_keeps_the_return_that_makes_its_break_harmless()
                 helper(mapping, x)
             return xs
         """)
-    outcome = engine.transform_source(source, "/tmp/helper.py", Settings(select=ALL_RULES))
+    outcome = engine.transform_source(source, "/tmp/helper.py", Settings(select=ALL_RULES, torch_only=False))
     assert outcome.new_text is not None and "def _gbfix_loop_1():" in outcome.new_text
     assert [f.line for f in outcome.findings] == [17]

@@ -24,7 +24,7 @@ def loop(header: str = "", other: str = "", brk: str = "") -> str:
 
 
 def run(text: str, mode: str = "report"):
-    return transform_source(text, "case.py", Settings(select=("GBF001",), fix_mode=mode))  # type: ignore[arg-type]
+    return transform_source(text, "case.py", Settings(select=("GBF001",), fix_mode=mode, torch_only=False))  # type: ignore[arg-type]
 
 
 # -- reading the comments ------------------------------------------------------------
@@ -127,6 +127,8 @@ def test_a_break_inside_a_nested_helper_call_line_counts():
 
 @pytest.fixture
 def in_tmp(tmp_path, monkeypatch):
+    # The snippets are plain Python: judge every file, not only those that import torch.
+    (tmp_path / "pyproject.toml").write_text("[tool.gbfix]\ntorch_only = false\n")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -176,9 +178,9 @@ def test_a_suppression_still_counts_after_another_rule_moved_its_line():
         "        print(j)\n"
     )
     text = "def f(x, n):\n    for i in range(3):\n        x = x + 1\n        print(i)\n" + suppressed + "    return x\n"
-    outcome = transform_source(text, "case.py", Settings(fix_mode="safe"))
+    outcome = transform_source(text, "case.py", Settings(fix_mode="safe", torch_only=False))
     assert outcome.new_text is not None and "_gbfix_inner_1(2)\n" + suppressed in outcome.new_text
     assert [f.code for f in outcome.findings] == ["GBF001"]
     assert outcome.unused_suppressions == ()
     unrelated = text.replace("# gbfix: ignore", "# gbfix: ignore[GBF001]")
-    assert transform_source(unrelated, "case.py", Settings(fix_mode="safe")).unused_suppressions == (5,)
+    assert transform_source(unrelated, "case.py", Settings(fix_mode="safe", torch_only=False)).unused_suppressions == (5,)

@@ -13,9 +13,10 @@ def blend(x):
         nonlocal last
         print("step", i)
         last = x * i
-    _gbfix_inner_1(0)
-    _gbfix_inner_1(1)
+    i = 0
+    _gbfix_inner_1(i)
     i = 1
+    _gbfix_inner_1(i)
     x = x + last + i
     return x
 

@@ -7,10 +7,12 @@ def f(x):
         nonlocal x
         x = x + i
         torch._dynamo.graph_break()
-    _gbfix_inner_1(1)
-    _gbfix_inner_1(2)
-    _gbfix_inner_1(3)
+    i = 1
+    _gbfix_inner_1(i)
+    i = 2
+    _gbfix_inner_1(i)
     i = 3
+    _gbfix_inner_1(i)
     x = x * 10
     return x + i
 

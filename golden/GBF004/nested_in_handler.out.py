@@ -1,0 +1,54 @@
+"""A try nested in the handler and in the else clause of a try that is split: the split
+keeps them in the function, so they are split in the same run (a second run changes nothing)."""
+import torch
+
+
+def fn(x):
+    x = x.sin()
+    _gbfix_ok_3 = False
+    try:
+        y = x + 1
+        _gbfix_ok_3 = True
+    except ValueError:
+        _gbfix_ok_1 = False
+        try:
+            y = x - 1
+            _gbfix_ok_1 = True
+        except RuntimeError:
+            y = x
+        if _gbfix_ok_1:
+            print("fallback")
+    if _gbfix_ok_3:
+        print("y ready")
+        try:
+            y = y * 2
+        except ValueError:
+            _gbfix_ok_1 = False
+            try:
+                y = x - 1
+                _gbfix_ok_1 = True
+            except RuntimeError:
+                y = x
+            if _gbfix_ok_1:
+                print("fallback")
+        else:
+            _gbfix_ok_2 = False
+            try:
+                y = y.exp()
+                _gbfix_ok_2 = True
+            except RuntimeError:
+                pass
+            if _gbfix_ok_2:
+                print("exp done")
+                try:
+                    y = y + 1
+                except RuntimeError:
+                    pass
+    return y.cos()
+
+
+ENTRY = fn
+
+
+def example_inputs():
+    return (torch.randn(3),)

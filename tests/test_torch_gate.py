@@ -1,0 +1,73 @@
+"""The graph-break rules look only at files that import torch (``torch_only``)."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from rewriter.cli import app
+from rewriter.config import ConfigError, Settings, settings_from_table
+from codemods import REGISTRY
+from rewriter.engine import torch_gate, transform_source
+from rewriter.screen import imports_torch
+
+LOOP = (
+    "def f(x):\n"
+    "    for i in range(2):\n"
+    "        x = x + 1\n"
+    "        print(i)\n"
+    "    return x\n"
+)
+
+
+def codes(text: str, **settings) -> list[str]:
+    outcome = transform_source(text, "/project/case.py", Settings(fix_mode="report", **settings))
+    return [f.code for f in outcome.findings]
+
+
+@pytest.mark.parametrize("header", [
+    "import torch\n",
+    "import torch.nn as nn\n",
+    "import os, torch\n",
+    "from torch import nn\n",
+    "from torch.nn import functional as F\n",
+    "try:\n    import torch\nexcept ImportError:\n    torch = None\n",
+    "def lazy():\n    import torch\n",
+])
+def test_a_file_that_imports_torch_is_looked_at(header):
+    assert imports_torch(header)
+    assert codes(header + LOOP) == ["GBF001"]
+
+
+@pytest.mark.parametrize("header", ["", "import torchvision\n", "import numpy as np  # like torch\n", "x = 'torch'\n"])
+def test_a_file_that_never_imports_torch_is_not(header):
+    assert not imports_torch(header + LOOP)
+    assert codes(header + LOOP) == []
+
+
+def test_the_gate_can_be_turned_off():
+    assert codes(LOOP, torch_only=False) == ["GBF001"]
+
+
+def test_a_recorded_break_opens_the_gate():
+    assert codes(LOOP, recorded_breaks={"/project/case.py": frozenset({4})}) == ["GBF001"]
+
+
+def test_only_the_graph_break_rules_are_gated():
+    kept = torch_gate(LOOP, "/project/case.py", Settings()).active_codes
+    assert kept == tuple(code for code in REGISTRY if not REGISTRY[code].NEEDS_BREAK)
+    assert set(kept) == {"GBF005", "GBF006", "GBF007"}
+
+
+def test_config_key(tmp_path, monkeypatch):
+    assert settings_from_table({"torch_only": False}, "pyproject.toml").torch_only is False
+    with pytest.raises(ConfigError, match="torch_only must be true or false"):
+        settings_from_table({"torch_only": "no"}, "pyproject.toml")
+    (tmp_path / "plain.py").write_text(LOOP)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(app, ["scan", "plain.py"]).exit_code == 0
+    (tmp_path / "pyproject.toml").write_text("[tool.gbfix]\ntorch_only = false\n")
+    result = runner.invoke(app, ["scan", "plain.py"])
+    assert result.exit_code == 1 and "plain.py:2:5: GBF001" in result.stdout
+    assert "torch_only = false" in runner.invoke(app, ["config"]).stdout
