@@ -328,7 +328,7 @@ def explain_file(
 ) -> Explanation:
     """Run ``entry`` of ``file`` compiled in a fresh process and explain its breaks. Raises ExplainError."""
     from rewriter.sandbox import Request, SetupError, split_spec, start
-    from rewriter.verify import VerifyError, _finish, check_backend, check_device, module_for
+    from rewriter.verify import VerifyError, check_backend, check_device, finish_side, module_for
 
     started = time.perf_counter()
     cwd = os.path.abspath(cwd or os.getcwd())
@@ -355,7 +355,7 @@ def explain_file(
         env = dict(os.environ, TORCH_TRACE=trace_dir)
         proc = start(request, work, "run", cwd, env=env)
         try:
-            result, _ = _finish("run", proc, request, work, time.monotonic() + timeout, {"run": proc})
+            result, _ = finish_side("run", proc, request, work, time.monotonic() + timeout, {"run": proc})
         except VerifyError as exc:
             raise ExplainError(str(exc).removeprefix("run: "), exc.traceback, exc.log) from None
         stats = CompileStats.from_dict(result["stats"]) if result.get("stats") else None

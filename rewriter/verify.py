@@ -292,7 +292,7 @@ def verify_sources(
             for label, req in requests.items():
                 procs[label] = start(req, work, label, cwd)
             deadline = time.monotonic() + timeout
-            results = {label: _finish(label, procs[label], req, work, deadline, procs)
+            results = {label: finish_side(label, procs[label], req, work, deadline, procs)
                        for label, req in requests.items()}
         finally:
             _stop_all(procs)  # only what still runs: after an error, or an interrupt
@@ -324,7 +324,7 @@ def verify_sources(
     )
 
 
-def _finish(label: str, proc: Any, request: Request, work: str, deadline: float,
+def finish_side(label: str, proc: Any, request: Request, work: str, deadline: float,
             others: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Wait for one side; its result and saved outputs, or VerifyError (the other side is stopped)."""
     import json

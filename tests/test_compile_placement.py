@@ -120,6 +120,31 @@ def test_module_compile_declines_without_evidence_and_for_functions():
     assert "nothing in this file shows" in findings[0].note
 
 
+def test_module_compile_is_silent_on_a_method_of_the_class():
+    source = """
+    import torch
+
+    class Runner:
+        def __init__(self, model):
+            self.model = model
+            self.step = torch.compile(self._step)
+            self.other = torch.compile(self.swapped)
+
+        def _step(self, x):
+            return self.model(x)
+
+        def swapped(self, x):
+            return x
+
+        def swap(self, module):
+            self.swapped = module
+    """
+    after, findings = rewrite(source, "GBF005")
+    assert after is None
+    # `self._step` is a method; `self.swapped` is also assigned, so it may be a module.
+    assert [(f.line, f.fix) for f in findings] == [(8, "none")]
+
+
 def test_module_compile_is_unsafe_when_the_original_name_is_used_later():
     source = """
     import torch
