@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import Optional, Sequence, Union
 
 import libcst as cst
-from libcst.metadata import PositionProvider, ScopeProvider
+from libcst.metadata import PositionProvider
 
 from codemods.base import FunctionScopedRule
-from codemods.breaks import BreakProvider, BreakReason, BreakSite, find_breaks, qualified_names
+from codemods.breaks import BreakProvider, BreakReason, BreakSite, find_breaks
+from codemods.names import NameScopeProvider, qualified_names
 from codemods.naming import NameAllocator
 from codemods.outline import OUTLINED_PREFIXES, OutlineRefusal, build_outline, plan_outline
 
@@ -25,7 +26,7 @@ Block = Union[cst.With, cst.Try]
 
 
 class BlockRule(FunctionScopedRule):
-    METADATA_DEPENDENCIES = (PositionProvider, BreakProvider, ScopeProvider)
+    METADATA_DEPENDENCIES = (PositionProvider, BreakProvider, NameScopeProvider)
     #: the helper name kind, ``with`` or ``try``
     KIND: str = ""
 

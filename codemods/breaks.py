@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, Sequence
 
 import libcst as cst
-from libcst import MetadataDependent
-from libcst.metadata import BatchableMetadataProvider, ScopeProvider
+from libcst.metadata import BatchableMetadataProvider
 
 from codemods.catalogue import BY_LOGGER_METHOD, BY_METHOD, BY_QUALIFIED, LOGGER_NAMES
+from codemods.names import NameScopeProvider, qualified_names
 
 
 @dataclass(frozen=True)
@@ -115,12 +115,13 @@ class _Collector:
                 if name:
                     self.logger_names.add(name)
         if self._class_stack and self._func_stack:
-            mentioned = _class_names_called(value)
-            for target in node.targets:
-                name = dotted_name(target.target)
-                if name and name.startswith("self.") and name.count(".") == 1 and mentioned:
-                    attrs = self.submodules.setdefault(self._class_stack[-1], {})
-                    attrs.setdefault(name[5:], set()).update(mentioned)
+            names = [dotted_name(target.target) for target in node.targets]
+            attrs_set = [n[5:] for n in names if n and n.startswith("self.") and n.count(".") == 1]
+            mentioned = _class_names_called(value) if attrs_set else set()
+            if mentioned:
+                attrs = self.submodules.setdefault(self._class_stack[-1], {})
+                for attr in attrs_set:
+                    attrs.setdefault(attr, set()).update(mentioned)
 
     def visit_For(self, node: cst.For) -> None:
         if not self._func_stack or not isinstance(node.target, cst.Name):
@@ -178,7 +179,7 @@ class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]
 
     # _Collector comes first: its visit_ methods must win over the no-op stubs.
 
-    METADATA_DEPENDENCIES = (ScopeProvider,)
+    METADATA_DEPENDENCIES = (NameScopeProvider,)
 
     def __init__(self, cache: object = None) -> None:
         BatchableMetadataProvider.__init__(self, cache)
@@ -202,18 +203,6 @@ class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]
 
     def _qualified(self, node: cst.CSTNode) -> set[str]:
         return qualified_names(self, node)
-
-
-def qualified_names(dependent: MetadataDependent, node: cst.CSTNode) -> set[str]:
-    """The qualified names of ``node``, as ``QualifiedNameProvider`` gives them.
-
-    Asked only for the nodes a rule looks at: ``QualifiedNameProvider`` would
-    walk the whole tree to store a lookup on every node. Needs ``ScopeProvider``.
-    """
-    scope = dependent.get_metadata(ScopeProvider, node, None)
-    if scope is None:
-        return set()
-    return {q.name for q in scope.get_qualified_names_for(node)}
 
 
 def _lookup(collector: _Collector, caller: _Function, callee: str) -> Optional[_Function]:
@@ -356,5 +345,7 @@ def sites_that_skip(
     return. A break with a ``return`` after it in the loop body is therefore
     resumed, not skipped, and needs no fix.
     """
+    if not sites:
+        return []
     returns = [start_of(r) for r in _returns_in(loop_parts)]
     return [s for s in sites if not any(r > start_of(s.node) for r in returns)]
