@@ -147,11 +147,11 @@ class OutlineLoop(LoopRule):
         func = self.enclosing
         if func is None or func.name.value.startswith(OUTLINED_PREFIXES):
             return updated
-        sites = self.skipping_breaks(original)
-        if not sites:
-            return updated
         # Of nested loops that break, the outermost is outlined: it holds the others.
         if self.loop_depth and self.loop_depth[-1] > 0:
+            return updated
+        sites = self.skipping_breaks(original)
+        if not sites:
             return updated
         if self._unrollable(original, func):
             return updated  # GBF001's: unrolling captures more
