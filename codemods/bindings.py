@@ -19,6 +19,17 @@ from typing import Iterable, Sequence, Union
 import libcst as cst
 
 
+
+def target_names(target: cst.CSTNode) -> list[str]:
+    """Names an assignment target binds (attributes and subscripts bind none)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return []
+
 @dataclass
 class NameUse:
     """Names bound and read at one scope level, plus reads from nested scopes."""

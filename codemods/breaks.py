@@ -17,7 +17,7 @@ the other providers of its round.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
@@ -66,8 +66,7 @@ class _Collector:
     :class:`BreakProvider`.
     """
 
-    def __init__(self, qualified: Callable[[cst.CSTNode], Iterable[str]]) -> None:
-        self.qualified = qualified
+    def __init__(self) -> None:
         self.functions: list[_Function] = []
         self.class_methods: dict[str, dict[str, _Function]] = {}
         self.module_functions: dict[str, _Function] = {}
@@ -80,6 +79,10 @@ class _Collector:
         self._class_stack: list[str] = []
         self._func_stack: list[_Function] = []
         self.direct_calls: dict[cst.Call, BreakReason] = {}
+
+    def qualified(self, node: cst.CSTNode) -> set[str]:
+        """What ``node`` may refer to (``torch._dynamo.graph_break``); :class:`BreakProvider` answers."""
+        raise NotImplementedError
 
     # -- scopes -------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -183,7 +186,7 @@ class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]
 
     def __init__(self, cache: object = None) -> None:
         BatchableMetadataProvider.__init__(self, cache)
-        _Collector.__init__(self, self._qualified)
+        _Collector.__init__(self)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         resolved = _resolve(self)
@@ -201,7 +204,7 @@ class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]
             if resolved.get(id(fn.node)) is not None:
                 self.set_metadata(fn.node, resolved[id(fn.node)])
 
-    def _qualified(self, node: cst.CSTNode) -> set[str]:
+    def qualified(self, node: cst.CSTNode) -> set[str]:
         return qualified_names(self, node)
 
 

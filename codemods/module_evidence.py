@@ -293,20 +293,6 @@ class ModuleFacts:
             return None
         return cls, expr.attr.value
 
-    def _assigns_attribute(self, cls: cst.ClassDef, attr: str) -> bool:
-        """Some method of ``cls`` assigns ``self.<attr>`` (the instance attribute hides the method)."""
-        found = False
-
-        class _Find(cst.CSTVisitor):
-            def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-                nonlocal found
-                target = node.target
-                if isinstance(target, cst.Attribute) and target.attr.value == attr:
-                    found = found or isinstance(target.value, cst.Name) and target.value.value == "self"
-
-        cls.visit(_Find())
-        return found
-
     def _enclosing(self, node: cst.CSTNode, kind: type) -> Any:
         current = self.parent(node)
         while current is not None and not isinstance(current, kind):
@@ -392,7 +378,7 @@ class ModuleFacts:
             cls, attr = owner
             return any(
                 isinstance(stmt, cst.FunctionDef) and stmt.name.value == attr for stmt in cls.body.body
-            ) and not self._assigns_attribute(cls, attr)
+            ) and self._attribute_bindings(cls, attr) is None
         bindings = self.bindings(expr) if isinstance(expr, cst.Name) else None
         return bool(bindings) and all(
             isinstance(b.node, cst.FunctionDef) or isinstance(b.value, cst.Lambda)

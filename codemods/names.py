@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Optional
 
 import libcst as cst
 from libcst import MetadataDependent
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import BatchableMetadataProvider
+
+from codemods.bindings import target_names
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -77,28 +79,8 @@ class Scope:
         return {f"builtins.{dotted}"} if head in _BUILTINS else set()
 
 
-def _target_names(node: cst.CSTNode) -> list[str]:
-    """Names an assignment target binds (attributes and subscripts bind none)."""
-    if isinstance(node, cst.Name):
-        return [node.value]
-    if isinstance(node, (cst.Tuple, cst.List)):
-        return [name for element in node.elements for name in _target_names(element.value)]
-    if isinstance(node, cst.StarredElement):
-        return _target_names(node.value)
-    return []
-
-
-def _dotted(node: cst.CSTNode) -> Optional[str]:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        head = _dotted(node.value)
-        return f"{head}.{node.attr.value}" if head else None
-    return None
-
-
-def _module_path(node: Union[cst.Attribute, cst.Name, None]) -> str:
-    return _dotted(node) or "" if node is not None else ""
+def _module_path(node: Optional[cst.BaseExpression]) -> str:
+    return (get_full_name_for_node(node) or "") if node is not None else ""
 
 
 class NameScopeProvider(BatchableMetadataProvider[Scope]):
@@ -165,7 +147,7 @@ class NameScopeProvider(BatchableMetadataProvider[Scope]):
 
     # -- bindings -----------------------------------------------------------
     def _bind(self, target: cst.CSTNode) -> None:
-        for name in _target_names(target):
+        for name in target_names(target):
             self._binding_scope(name).bound.add(name)
 
     def _binding_scope(self, name: str) -> Scope:
@@ -197,7 +179,7 @@ class NameScopeProvider(BatchableMetadataProvider[Scope]):
         scope = self._scope
         while scope.kind == "comprehension" and scope.parent is not None:
             scope = scope.parent  # `:=` in a comprehension binds in the enclosing function
-        scope.bound.update(_target_names(node.target))
+        scope.bound.update(target_names(node.target))
 
     def visit_For(self, node: cst.For) -> None:
         self._bind(node.target)
@@ -242,7 +224,7 @@ class NameScopeProvider(BatchableMetadataProvider[Scope]):
         for alias in node.names:
             path = _module_path(alias.name)
             if alias.asname is not None:
-                self._import(_target_names(alias.asname.name), path)
+                self._import(target_names(alias.asname.name), path)
             else:
                 head = path.split(".", 1)[0]
                 self._import([head], head)
@@ -254,7 +236,7 @@ class NameScopeProvider(BatchableMetadataProvider[Scope]):
         for alias in node.names:
             name = _module_path(alias.name)
             path = f"{base}.{name}" if base and not base.endswith(".") else f"{base}{name}"
-            bound = _target_names(alias.asname.name) if alias.asname is not None else [name]
+            bound = target_names(alias.asname.name) if alias.asname is not None else [name]
             self._import(bound, path)
 
     def _import(self, names: list[str], path: str) -> None:

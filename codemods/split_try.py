@@ -79,7 +79,7 @@ from typing import Callable, Iterator, Optional, Sequence, Union
 import libcst as cst
 
 from codemods.base import Example
-from codemods.bindings import function_scope_use, name_use
+from codemods.bindings import function_scope_use, name_use, target_names
 from codemods.block_rule import BlockRule, split_index, with_body
 from codemods.unroll_loop import body_statements
 
@@ -332,15 +332,8 @@ def _plain(expr: cst.BaseExpression, rule: BlockRule, bound: Callable[[str], boo
 # -- which names are surely bound ---------------------------------------------
 
 
-def _target_names(target: cst.BaseExpression) -> frozenset[str]:
-    """Names an assignment target binds (attributes and subscripts bind none)."""
-    if isinstance(target, cst.Name):
-        return frozenset((target.value,))
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return frozenset().union(*(_target_names(e.value) for e in target.elements))
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return frozenset()
+def _target_names(target: cst.CSTNode) -> frozenset[str]:
+    return frozenset(target_names(target))
 
 
 def _binds(stmt: cst.BaseStatement) -> frozenset[str]:
