@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Literal, Optional, Un
 
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
-from libcst.metadata import PositionProvider
 
 from codemods.breaks import BreakProvider, find_breaks
+from codemods.positions import LazyPositionProvider
 
 if TYPE_CHECKING:
     from rewriter.screen import ScreenFacts
@@ -158,7 +158,7 @@ class Rule(Codemod, cst.CSTTransformer):
     SCREEN_CALLS: ClassVar[tuple[str, ...]] = ()
     #: whether a call of one of ``SCREEN_CALLS`` written as a decorator counts
     SCREEN_DECORATORS: ClassVar[bool] = True
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    METADATA_DEPENDENCIES = (LazyPositionProvider,)
 
     def __init__(self, context: CodemodContext, options: RuleOptions) -> None:
         Codemod.__init__(self, context)
@@ -186,7 +186,7 @@ class Rule(Codemod, cst.CSTTransformer):
 
     # -- reporting --------------------------------------------------------------
     def line_of(self, node: cst.CSTNode) -> int:
-        return self.get_metadata(PositionProvider, node).start.line
+        return self.get_metadata(LazyPositionProvider, node).start.line
 
     def report(
         self,
@@ -204,7 +204,7 @@ class Rule(Codemod, cst.CSTTransformer):
         finding reported on a loop/with/try statement is also covered by a
         comment on the line of a break that statement holds.
         """
-        pos = self.get_metadata(PositionProvider, node).start
+        pos = self.get_metadata(LazyPositionProvider, node).start
         if self.options.suppressions:
             also_lines = (*also_lines, *self._held_break_lines(node))
         for line in (pos.line, *also_lines):
@@ -255,20 +255,21 @@ class FunctionScopedRule(Rule):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         descend = super().on_visit(node)
-        if descend and isinstance(node, (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef)):
-            # Rebuilding code that cannot hold a finding only costs time: every
-            # finding of these rules sits on a break in a function's own code,
-            # as the break analysis marks them.
+        # Rebuilding code that cannot hold a finding only costs time. These rules
+        # act on compound statements, so expressions and simple lines are never
+        # entered; every finding sits on a break in a function's own code, as the
+        # break analysis marks them.
+        if not isinstance(node, _STATEMENT_HOLDERS):
+            return False
+        if descend and isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             return self._may_act_in(node)
         return descend
 
-    def _may_act_in(self, node: cst.CSTNode) -> bool:
+    def _may_act_in(self, node: Union[cst.FunctionDef, cst.ClassDef]) -> bool:
         """Whether a finding may be in ``node``: a function with a break (or a nested
-        definition), a class with such a method, a line in a function's body."""
+        definition), a class with such a method."""
         if BreakProvider not in self.get_inherited_dependencies() or self.options.recorded_break_lines:
             return True
-        if isinstance(node, cst.SimpleStatementLine):
-            return bool(self.functions) and self.functions[-1] is not None
         if isinstance(node, cst.FunctionDef) and self.get_metadata(BreakProvider, node, None) is not None:
             return True
         nested = _definitions_in(node)
@@ -304,6 +305,10 @@ _BLOCKS = (
     cst.BaseSuite, cst.BaseCompoundStatement, cst.ExceptHandler, cst.ExceptStarHandler,
     cst.Else, cst.Finally, cst.MatchCase,
 )
+
+
+#: the nodes a statement can be inside of
+_STATEMENT_HOLDERS = (cst.Module, *_BLOCKS)
 
 
 def _definitions_in(node: cst.CSTNode) -> Iterator[Union[cst.FunctionDef, cst.ClassDef]]:

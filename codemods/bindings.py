@@ -18,6 +18,7 @@ from typing import Iterable, Sequence, Union
 
 import libcst as cst
 
+from codemods import walk
 
 
 def target_names(target: cst.CSTNode) -> list[str]:
@@ -71,60 +72,60 @@ class _NameVisitor(cst.CSTVisitor):
         elif isinstance(target, cst.StarredElement):
             self._bind_target(target.value)
         else:
-            target.visit(self)
+            walk.visit(target, self)
 
     def visit_Assign(self, node: cst.Assign) -> bool:
         for target in node.targets:
             self._bind_target(target.target)
-        node.value.visit(self)
+        walk.visit(node.value, self)
         return False
 
     def visit_AugAssign(self, node: cst.AugAssign) -> bool:
         if isinstance(node.target, cst.Name):
             self._read(node.target.value)
         self._bind_target(node.target)
-        node.value.visit(self)
+        walk.visit(node.value, self)
         return False
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
         self._bind_target(node.target)
-        node.annotation.visit(self)
+        walk.visit(node.annotation, self)
         if node.value is not None:
-            node.value.visit(self)
+            walk.visit(node.value, self)
         return False
 
     def visit_For(self, node: cst.For) -> bool:
         self._bind_target(node.target)
         for part in (node.iter, node.body, node.orelse):
             if part is not None:
-                part.visit(self)
+                walk.visit(part, self)
         return False
 
     def visit_WithItem(self, node: cst.WithItem) -> bool:
-        node.item.visit(self)
+        walk.visit(node.item, self)
         if node.asname is not None:
             self._bind_target(node.asname.name)
         return False
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
         if node.type is not None:
-            node.type.visit(self)
+            walk.visit(node.type, self)
         if node.name is not None:
             self._bind_target(node.name.name)
-        node.body.visit(self)
+        walk.visit(node.body, self)
         return False
 
     def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> bool:
-        node.type.visit(self)
+        walk.visit(node.type, self)
         if node.name is not None:
             self._bind_target(node.name.name)
-        node.body.visit(self)
+        walk.visit(node.body, self)
         return False
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
         # A walrus inside a comprehension binds in the enclosing function.
         self._bind_target(node.target)
-        node.value.visit(self)
+        walk.visit(node.value, self)
         return False
 
     def visit_Del(self, node: cst.Del) -> bool:
@@ -175,32 +176,32 @@ class _NameVisitor(cst.CSTVisitor):
         if self.at_level:
             self.use.bound.add(node.name.value)
         for decorator in node.decorators:
-            decorator.visit(self)
-        node.params.visit(self)
+            walk.visit(decorator, self)
+        walk.visit(node.params, self)
         if node.returns is not None:
-            node.returns.visit(self)
+            walk.visit(node.returns, self)
         if is_generated(node.name.value):
             self.generated += 1
-            node.body.visit(self)
+            walk.visit(node.body, self)
             self.generated -= 1
         else:
             self.nested += 1
-            node.body.visit(self)
+            walk.visit(node.body, self)
             self.nested -= 1
         return False
 
     def visit_Param(self, node: cst.Param) -> bool:
         # Defaults and annotations are evaluated in the enclosing scope.
         if node.default is not None:
-            node.default.visit(self)
+            walk.visit(node.default, self)
         if node.annotation is not None:
-            node.annotation.visit(self)
+            walk.visit(node.annotation, self)
         return False
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
-        node.params.visit(self)
+        walk.visit(node.params, self)
         self.nested += 1
-        node.body.visit(self)
+        walk.visit(node.body, self)
         self.nested -= 1
         return False
 
@@ -208,28 +209,28 @@ class _NameVisitor(cst.CSTVisitor):
         if self.at_level:
             self.use.bound.add(node.name.value)
         for part in (*node.decorators, *node.bases, *node.keywords):
-            part.visit(self)
+            walk.visit(part, self)
         self.nested += 1
-        node.body.visit(self)
+        walk.visit(node.body, self)
         self.nested -= 1
         return False
 
     def visit_CompFor(self, node: cst.CompFor) -> bool:
         # Comprehension targets are local to the comprehension.
-        node.iter.visit(self)
+        walk.visit(node.iter, self)
         for cond in node.ifs:
-            cond.visit(self)
+            walk.visit(cond, self)
         if node.inner_for_in is not None:
-            node.inner_for_in.visit(self)
+            walk.visit(node.inner_for_in, self)
         return False
 
     # -- reads ----------------------------------------------------------------
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        walk.visit(node.value, self)
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        walk.visit(node.value, self)
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -262,14 +263,14 @@ def name_use(nodes: Iterable[cst.CSTNode]) -> NameUse:
     use = NameUse()
     visitor = _NameVisitor(use)
     for node in nodes:
-        node.visit(visitor)
+        walk.visit(node, visitor)
     return use
 
 
 def function_scope_use(func: cst.FunctionDef, exclude: cst.CSTNode | None = None) -> NameUse:
     """Names of a function's own scope, parameters included, ignoring ``exclude``."""
     use = NameUse()
-    func.body.visit(_NameVisitor(use, exclude))
+    walk.visit(func.body, _NameVisitor(use, exclude))
     params = func.params
     for param in (*params.posonly_params, *params.params, *params.kwonly_params):
         use.bound.add(param.name.value)
@@ -310,21 +311,21 @@ class _ExitVisitor(cst.CSTVisitor):
     def visit_For(self, node: cst.For) -> bool:
         if node.asynchronous is not None:
             self.exits.awaits = True
-        node.iter.visit(self)
+        walk.visit(node.iter, self)
         self.loop_depth += 1
-        node.body.visit(self)
+        walk.visit(node.body, self)
         self.loop_depth -= 1
         if node.orelse is not None:
-            node.orelse.visit(self)
+            walk.visit(node.orelse, self)
         return False
 
     def visit_While(self, node: cst.While) -> bool:
-        node.test.visit(self)
+        walk.visit(node.test, self)
         self.loop_depth += 1
-        node.body.visit(self)
+        walk.visit(node.body, self)
         self.loop_depth -= 1
         if node.orelse is not None:
-            node.orelse.visit(self)
+            walk.visit(node.orelse, self)
         return False
 
     def visit_Return(self, node: cst.Return) -> None:
@@ -353,7 +354,7 @@ def exits_of(nodes: Sequence[cst.CSTNode]) -> Exits:
     exits = Exits()
     visitor = _ExitVisitor(exits)
     for node in nodes:
-        node.visit(visitor)
+        walk.visit(node, visitor)
     return exits
 
 
@@ -514,7 +515,7 @@ class DeclareHelperNonlocals(cst.CSTTransformer):
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
         finder = _HelperNonlocals()
-        updated_node.body.visit(finder)
+        walk.visit(updated_node.body, finder)
         if not finder.names:
             return updated_node
         own = function_scope_use(updated_node)

@@ -13,20 +13,26 @@ from __future__ import annotations
 from typing import Optional, Sequence, Union
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
+from codemods import walk
 from codemods.base import FunctionScopedRule
 from codemods.breaks import BreakProvider, BreakReason, BreakSite, find_breaks
 from codemods.names import NameScopeProvider, qualified_names
 from codemods.naming import NameAllocator
-from codemods.outline import OUTLINED_PREFIXES, OutlineRefusal, build_outline, plan_outline
+from codemods.outline import (
+    OUTLINED_PREFIXES,
+    OutlineRefusal,
+    build_outline,
+    plan_outline,
+)
+from codemods.positions import LazyPositionProvider
 
 Block = Union[cst.With, cst.Try]
 
 
 
 class BlockRule(FunctionScopedRule):
-    METADATA_DEPENDENCIES = (PositionProvider, BreakProvider, NameScopeProvider)
+    METADATA_DEPENDENCIES = (LazyPositionProvider, BreakProvider, NameScopeProvider)
     #: the helper name kind, ``with`` or ``try``
     KIND: str = ""
 
@@ -146,7 +152,7 @@ def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
             found = found or node is inner
             return not found
 
-    outer.visit(_Find())
+    walk.visit(outer, _Find())
     return found
 
 

@@ -22,6 +22,7 @@ from typing import Callable, Optional, Sequence
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
 
+from codemods import walk
 from codemods.catalogue import BY_LOGGER_METHOD, BY_METHOD, BY_QUALIFIED, LOGGER_NAMES
 from codemods.names import NameScopeProvider, qualified_names
 
@@ -173,7 +174,7 @@ def _class_names_called(node: cst.CSTNode) -> set[str]:
             if isinstance(call.func, cst.Name) and call.func.value[:1].isupper():
                 found.add(call.func.value)
 
-    node.visit(_Calls())
+    walk.visit(node, _Calls())
     return found
 
 
@@ -316,7 +317,7 @@ def find_breaks(
         if extra_lines and line_of is not None and isinstance(node, cst.BaseExpression):
             if line_of(node) in extra_lines:
                 sites.append(BreakSite(node, BreakReason("recorded as a graph break by a run")))
-        node.visit(_Walk())
+        walk.visit(node, _Walk())
     return sites
 
 
@@ -325,14 +326,15 @@ def _returns_in(nodes: Sequence[cst.CSTNode]) -> list[cst.Return]:
 
     class _Walk(cst.CSTVisitor):
         def on_visit(self, node: cst.CSTNode) -> bool:
-            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            # A return is a statement: expressions never hold one.
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
                 return False
             if isinstance(node, cst.Return):
                 found.append(node)
             return True
 
     for node in nodes:
-        node.visit(_Walk())
+        walk.visit(node, _Walk())
     return found
 
 

@@ -48,12 +48,18 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
+from codemods import walk
 from codemods.base import Example, Rule
 from codemods.breaks import dotted_name
 from codemods.module_compile import ALL_WRAPPERS, compile_sites, safety_of
-from codemods.module_evidence import EVIDENCE_METADATA, Evidence, ModuleFacts, module_argument
+from codemods.module_evidence import (
+    EVIDENCE_METADATA,
+    Evidence,
+    ModuleFacts,
+    module_argument,
+)
+from codemods.positions import LazyPositionProvider
 from codemods.statement_edits import Replacement, StatementEdits, assign, method_call
 
 Statement = Union[cst.Assign, cst.Expr, cst.Return]
@@ -79,7 +85,7 @@ class CompileInner(Rule):
     SCREEN_CALLS = ("torch.compile",)
     SCREEN_DECORATORS = False  # `@torch.compile` compiles a function, not a module
     NEEDS_BREAK = False
-    METADATA_DEPENDENCIES = (PositionProvider, *EVIDENCE_METADATA)
+    METADATA_DEPENDENCIES = (LazyPositionProvider, *EVIDENCE_METADATA)
     EXAMPLES = (
         Example(
             before=(
@@ -154,7 +160,7 @@ class CompileInner(Rule):
                 if facts.qualified(node.func) & ALL_WRAPPERS:
                     found.append(node)
 
-        module.visit(_Find())
+        walk.visit(module, _Find())
         return found
 
     # -- torch.compile(DDP(m)) and ddp = torch.compile(ddp) ----------------------
@@ -280,5 +286,5 @@ def _mentions(node: cst.CSTNode, name: str) -> bool:
             nonlocal found
             found = found or n.value == root
 
-    node.visit(_Find())
+    walk.visit(node, _Find())
     return found

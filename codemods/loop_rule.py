@@ -11,19 +11,19 @@ from __future__ import annotations
 from typing import Union
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from codemods.base import FunctionScopedRule
 from codemods.breaks import BreakProvider, BreakSite, find_breaks, sites_that_skip
+from codemods.positions import LazyPositionProvider
 
 Loop = Union[cst.For, cst.While]
 
 
 class LoopRule(FunctionScopedRule):
-    METADATA_DEPENDENCIES = (PositionProvider, BreakProvider)
+    METADATA_DEPENDENCIES = (LazyPositionProvider, BreakProvider)
 
     def _start(self, node: cst.CSTNode) -> tuple[int, int]:
-        pos = self.get_metadata(PositionProvider, node).start
+        pos = self.get_metadata(LazyPositionProvider, node).start
         return (pos.line, pos.column)
 
     def skipping_breaks(self, loop: Loop) -> list[BreakSite]:

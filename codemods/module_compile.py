@@ -51,8 +51,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata import PositionProvider, ScopeProvider
+from libcst.metadata import ScopeProvider
 
+from codemods import walk
 from codemods.base import Example, Rule, Safety
 from codemods.breaks import dotted_name
 from codemods.module_evidence import (
@@ -63,6 +64,7 @@ from codemods.module_evidence import (
     ModuleFacts,
     module_argument,
 )
+from codemods.positions import LazyPositionProvider
 from codemods.statement_edits import Replacement, StatementEdits, assign, method_call
 
 ALL_WRAPPERS = WRAPPERS | SAME_OBJECT_WRAPPERS
@@ -87,7 +89,7 @@ def relies_on_wrapper(module: cst.Module) -> bool:
             nonlocal found
             found = found or "_orig_mod" in node.value
 
-    module.visit(_Find())
+    walk.visit(module, _Find())
     return found
 
 
@@ -103,7 +105,7 @@ def compile_sites(module: cst.Module, facts: ModuleFacts) -> list[cst.Call]:
             if facts.is_compile_call(node) and module_argument(node, "model") is not None:
                 calls.append(node)
 
-    module.visit(_Find())
+    walk.visit(module, _Find())
     return calls
 
 
@@ -140,7 +142,7 @@ class ModuleCompile(Rule):
     SCREEN_CALLS = ("torch.compile",)
     SCREEN_DECORATORS = False  # `@torch.compile` compiles a function, not a module
     NEEDS_BREAK = False
-    METADATA_DEPENDENCIES = (PositionProvider, *EVIDENCE_METADATA)
+    METADATA_DEPENDENCIES = (LazyPositionProvider, *EVIDENCE_METADATA)
     EXAMPLES = (
         Example(
             before=(
@@ -308,7 +310,7 @@ class ModuleCompile(Rule):
                     node = other.node
                     if self.facts.statement_of(node) is line:
                         continue
-                    before = self.get_metadata(PositionProvider, node).start.line < here
+                    before = self.get_metadata(LazyPositionProvider, node).start.line < here
                     if other.scope is not scope or not before or in_loop:
                         return True
         return False

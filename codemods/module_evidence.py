@@ -44,6 +44,7 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
+from codemods import walk
 from codemods.breaks import dotted_name
 
 #: metadata a rule must declare to use :class:`ModuleFacts`
@@ -165,7 +166,7 @@ class ModuleFacts:
         self._class_facts: dict[str, bool] = {}
         #: names some function rebinds with `global`/`nonlocal`: not straight-line
         self._declared: set[str] = set()
-        module.visit(_ClassCollector(self))
+        walk.visit(module, _ClassCollector(self))
 
     # -- metadata helpers ---------------------------------------------------
     def qualified(self, node: cst.CSTNode) -> set[str]:
@@ -303,7 +304,7 @@ class ModuleFacts:
 
     def _attribute_bindings(self, cls: cst.ClassDef, attr: str) -> Optional[list[Binding]]:
         collector = _AttributeBindings(self, cls, attr)
-        cls.body.visit(collector)
+        walk.visit(cls.body, collector)
         return collector.found or None
 
     # -- flow: the binding that reaches a read in straight-line code ----------
@@ -345,7 +346,7 @@ class ModuleFacts:
         """A Binding if ``statement`` is a simple assignment of ``key``; True if it
         binds ``key`` in a way we do not follow; None if it does not bind it."""
         finder = _StoreFinder(key)
-        statement.visit(finder)
+        walk.visit(statement, finder)
         if not finder.found:
             return None
         if not isinstance(statement, cst.SimpleStatementLine):
@@ -537,7 +538,7 @@ class _StoreFinder(cst.CSTVisitor):
     @staticmethod
     def stores(node: cst.CSTNode, key: str) -> bool:
         finder = _StoreFinder(key)
-        node.visit(finder)
+        walk.visit(node, finder)
         return finder.found
 
     def _target(self, target: cst.CSTNode) -> None:
@@ -655,7 +656,7 @@ class _AttributeBindings(cst.CSTVisitor):
         # Loop targets, with-as and except-as bind outside plain assignments.
         key = f"{me}.{self.attr}"
         finder = _HeaderStores(key)
-        node.visit(finder)
+        walk.visit(node, finder)
         if finder.found:
             self.found.append(Binding(None, node, node))
 

@@ -11,6 +11,8 @@ from typing import Optional
 
 import libcst as cst
 
+from codemods import walk
+
 _GENERATED = re.compile(r"^_gbfix_[a-z]+_(\d+)$")
 
 
@@ -38,5 +40,5 @@ def _names(module: cst.Module) -> list[str]:
             if node.value.startswith("_gbfix_"):
                 found.append(node.value)
 
-    module.visit(_Collect())
+    walk.visit(module, _Collect())
     return found

@@ -45,6 +45,7 @@ from typing import Sequence, Union
 
 import libcst as cst
 
+from codemods import walk
 from codemods.bindings import (
     DropAnnotations,
     exits_of,
@@ -53,7 +54,6 @@ from codemods.bindings import (
     local_declaration,
     name_use,
 )
-
 
 #: helpers made by outlining: what was moved into them stays as it is
 OUTLINED_PREFIXES = ("_gbfix_loop_", "_gbfix_with_", "_gbfix_try_")
@@ -99,7 +99,7 @@ def _frame_sensitive(stmt: cst.CSTNode) -> str:
             if node.value == "__class__":
                 found = found or "`__class__`"
 
-    stmt.visit(_Find())
+    walk.visit(stmt, _Find())
     return found
 
 

@@ -53,7 +53,12 @@ import libcst as cst
 from codemods.base import Example
 from codemods.loop_rule import Loop, LoopRule
 from codemods.naming import NameAllocator
-from codemods.outline import OUTLINED_PREFIXES, OutlineRefusal, build_outline, plan_outline
+from codemods.outline import (
+    OUTLINED_PREFIXES,
+    OutlineRefusal,
+    build_outline,
+    plan_outline,
+)
 from codemods.unroll_loop import UnrollPlan, body_statements, plan_unroll
 
 

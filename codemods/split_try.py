@@ -78,6 +78,7 @@ from typing import Callable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
+from codemods import walk
 from codemods.base import Example
 from codemods.bindings import function_scope_use, name_use, target_names
 from codemods.block_rule import BlockRule, split_index, with_body
@@ -446,7 +447,7 @@ def _ever_unbound(func: cst.FunctionDef) -> frozenset[str]:
             if node.name is not None:
                 names.update(_target_names(node.name.name))
 
-    func.visit(_Find())
+    walk.visit(func, _Find())
     return frozenset(names)
 
 

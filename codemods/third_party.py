@@ -32,9 +32,10 @@ from functools import lru_cache
 from typing import Literal, Optional
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from codemods.breaks import BreakProvider, BreakReason, dotted_name, find_breaks
+from codemods.positions import LazyPositionProvider
+from codemods.walk import ReadOnlyMetadataWrapper
 
 PackageKind = Literal["first", "third", "unknown"]
 
@@ -163,9 +164,9 @@ def _file_facts(path: str, mtime_ns: int, dotted: str) -> Optional[_FileFacts]:
             tree = cst.parse_module(handle.read())
     except (OSError, UnicodeDecodeError, cst.ParserSyntaxError, RecursionError):
         return None
-    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+    wrapper = ReadOnlyMetadataWrapper(tree, unsafe_skip_copy=True)
     breaks = wrapper.resolve(BreakProvider)
-    positions = wrapper.resolve(PositionProvider)
+    positions = wrapper.resolve(LazyPositionProvider)
 
     def first_break(func: cst.FunctionDef) -> tuple[int, str]:
         reason: Optional[BreakReason] = breaks.get(func)

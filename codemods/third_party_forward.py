@@ -56,11 +56,13 @@ from typing import Optional
 
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor, ImportItem
-from libcst.metadata import PositionProvider, ScopeProvider
+from libcst.metadata import ScopeProvider
 
+from codemods import walk
 from codemods.base import Example, Rule, Safety
 from codemods.breaks import dotted_name
 from codemods.module_evidence import EVIDENCE_METADATA, Binding, ModuleFacts
+from codemods.positions import LazyPositionProvider
 from codemods.statement_edits import Replacement, StatementEdits
 from codemods.third_party import callable_kind, package_kind, source_break
 
@@ -96,7 +98,7 @@ class ThirdPartyForward(Rule):
     SCREEN = ("error_on_graph_break",)
     SCREEN_CALLS = ("torch._dynamo.error_on_graph_break", "torch.compiler.error_on_graph_break")
     NEEDS_BREAK = False
-    METADATA_DEPENDENCIES = (PositionProvider, *EVIDENCE_METADATA)
+    METADATA_DEPENDENCIES = (LazyPositionProvider, *EVIDENCE_METADATA)
     EXAMPLES = (
         Example(
             before=(
@@ -155,7 +157,7 @@ class ThirdPartyForward(Rule):
         self.edits = StatementEdits()
         self.facts = ModuleFacts(node, self.get_metadata)
         regions = _Regions(self.facts)
-        node.visit(regions)
+        walk.visit(node, regions)
         self.strict_lines = regions.strict_lines
         self.alias = _torch_alias(node, self.line_of)
         self.copied = _copied_names(node, self.facts)
@@ -401,7 +403,7 @@ def _copied_names(module: cst.Module, facts: ModuleFacts) -> set[str]:
                     if shown:
                         names.add(shown)
 
-    module.visit(_Find())
+    walk.visit(module, _Find())
     return names
 
 

@@ -55,13 +55,15 @@ Fix safety
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Union
 
 import libcst as cst
 
+from codemods import walk
 from codemods.base import Example
 from codemods.bindings import (
     DropAnnotations,
+    NameUse,
     ReplaceLoopControl,
     exits_of,
     first_unconditional_binding,
@@ -130,7 +132,7 @@ def _stable_element(node: cst.BaseExpression, body_bound: set[str], body_sets_at
 
 
 def _iteration_values(
-    node: cst.For, max_trips: int, body_bound: set[str], body_sets_attrs: bool
+    node: cst.For, max_trips: int, body_facts: Callable[[], tuple[set[str], bool]]
 ) -> Union[list[cst.BaseExpression], Refusal, None]:
     """One expression per iteration, a Refusal, or None if not a constant-trip loop."""
     iterable = node.iter
@@ -158,7 +160,7 @@ def _iteration_values(
                 start = start_value
             if not isinstance(inner, (cst.Tuple, cst.List)):
                 return None
-            elements = _literal_elements(inner, max_trips, body_bound, body_sets_attrs)
+            elements = _literal_elements(inner, max_trips, body_facts)
             if not isinstance(elements, list):
                 return elements
             return [
@@ -167,12 +169,12 @@ def _iteration_values(
             ]
         return None
     if isinstance(iterable, (cst.Tuple, cst.List)):
-        return _literal_elements(iterable, max_trips, body_bound, body_sets_attrs)
+        return _literal_elements(iterable, max_trips, body_facts)
     return None
 
 
 def _literal_elements(
-    node: Union[cst.Tuple, cst.List], max_trips: int, body_bound: set[str], body_sets_attrs: bool
+    node: Union[cst.Tuple, cst.List], max_trips: int, body_facts: Callable[[], tuple[set[str], bool]]
 ) -> Union[list[cst.BaseExpression], Refusal]:
     elements = node.elements
     if any(isinstance(e, cst.StarredElement) for e in elements):
@@ -182,6 +184,7 @@ def _literal_elements(
     if len(elements) > max_trips:
         return Refusal(f"{len(elements)} trips is more than unroll_max_trips={max_trips}")
     values = [e.value for e in elements]
+    body_bound, body_sets_attrs = body_facts()
     if not all(_stable_element(v, body_bound, body_sets_attrs) for v in values):
         return Refusal("an element of the iterable is an expression the body could change")
     return values
@@ -216,7 +219,7 @@ def _sets_attributes(body: cst.CSTNode) -> bool:
             nonlocal found
             found = found or not isinstance(node.target, cst.Name)
 
-    body.visit(_Find())
+    walk.visit(body, _Find())
     return found
 
 
@@ -226,10 +229,19 @@ def plan_unroll(
     """How to unroll ``loop`` (in ``func``), a Refusal, or None if not constant-trip."""
     if loop.asynchronous is not None:
         return None
-    use = name_use(body)
-    values = _iteration_values(loop, max_trips, use.bound, _sets_attributes(loop.body))
+    use: Optional[NameUse] = None
+
+    def body_facts() -> tuple[set[str], bool]:
+        # Only a literal iterable needs them: most loops are not constant-trip at all.
+        nonlocal use
+        use = name_use(body)
+        return use.bound, _sets_attributes(loop.body)
+
+    values = _iteration_values(loop, max_trips, body_facts)
     if values is None or isinstance(values, Refusal):
         return values
+    if use is None:
+        use = name_use(body)
     targets = _target_names(loop.target)
     if targets is None:
         return Refusal("the loop target is not a name or a tuple of names")

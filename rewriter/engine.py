@@ -21,11 +21,11 @@ from typing import Optional
 
 import libcst as cst
 from libcst.codemod import CodemodContext
-from libcst.metadata import MetadataWrapper
 
 from codemods import REGISTRY
 from codemods.base import Finding, RuleOptions, parse_suppressions
 from codemods.bindings import DeclareHelperNonlocals
+from codemods.walk import ReadOnlyMetadataWrapper
 from rewriter.config import Settings
 from rewriter.screen import Skeleton, Verdict, imports_torch, screen
 
@@ -73,7 +73,7 @@ def _run_rules(
     changed_by: list[str] = []
     original = sorted(options.suppressions)
     to_original = {line: line for line in original}
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    wrapper = ReadOnlyMetadataWrapper(module, unsafe_skip_copy=True)
     result = module
     for index, code in enumerate(codes):
         rule = REGISTRY[code](CodemodContext(filename=path), options)
@@ -100,7 +100,7 @@ def _run_rules(
             result = new
             if index < len(codes) - 1:
                 # A changed tree may share nodes between places: copy for fresh metadata.
-                wrapper = MetadataWrapper(new)
+                wrapper = ReadOnlyMetadataWrapper(new)
                 result = wrapper.module
     return result, findings, used, changed_by
 

@@ -1,0 +1,119 @@
+"""Line and column of nodes, the same as libcst's ``PositionProvider`` gives, for less.
+
+``PositionProvider`` regenerates the module's code and, for every node,
+builds three frozen dataclasses and enters a generator-based context
+manager; that is several times the cost of generating the code, while a
+rule asks for the position of a handful of nodes per file. This provider
+makes the same walk with the same bookkeeping but records plain tuples, and
+builds a :class:`~libcst.metadata.CodeRange` only for a node asked about.
+tests/test_positions.py requires equal ranges for every node of the golden
+corpus and of tricky sources.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any, Iterator, Mapping, Optional
+
+import libcst as cst
+from libcst.metadata import CodePosition, CodeRange
+from libcst.metadata.base_provider import BaseMetadataProvider
+from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
+
+_Point = tuple[int, int]
+_MISSING = object()
+
+
+class _Ranges(dict):
+    """node -> (start, end) points, read as CodeRange."""
+
+    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
+        return _range(dict.__getitem__(self, node))
+
+    def get(self, node: cst.CSTNode, default: Any = None) -> Any:
+        value = dict.get(self, node, _MISSING)
+        return default if value is _MISSING else _range(value)
+
+    def values(self) -> Iterator[CodeRange]:  # type: ignore[override]
+        return (_range(points) for points in dict.values(self))
+
+    def items(self) -> Iterator[tuple[cst.CSTNode, CodeRange]]:  # type: ignore[override]
+        return ((node, _range(points)) for node, points in dict.items(self))
+
+
+def _range(points: tuple[_Point, _Point]) -> CodeRange:
+    (line, column), (end_line, end_column) = points
+    return CodeRange(CodePosition(line, column), CodePosition(end_line, end_column))
+
+
+class _Syntactic:
+    """``record_syntactic_position`` as a plain context manager (a generator one costs more)."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+    def __init__(
+        self, state: "_State", node: cst.CSTNode, start_node: Optional[cst.CSTNode], end_node: Optional[cst.CSTNode]
+    ) -> None:
+        self.state = state
+        self.node = node
+        self.start_node = start_node
+        self.end_node = end_node
+
+    def __enter__(self) -> None:
+        self.start = (self.state.line, self.state.column)
+
+    def __exit__(self, *exc: object) -> None:
+        state = self.state
+        computed = state.provider._computed
+        start = computed[self.start_node][0] if self.start_node is not None else self.start
+        end = computed[self.end_node][1] if self.end_node is not None else (state.line, state.column)
+        computed[self.node] = (start, end)
+
+
+class _State(PositionProvidingCodegenState):
+    __slots__ = ()
+
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.add_token(token)
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        if "\n" in value or "\r" in value:
+            segments = NEWLINE_RE.split(value)
+            self.line += len(segments) - 1
+            self.column = len(segments[-1])
+        else:
+            self.column += len(value)
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._stack.append((self.line, self.column))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        start = self._stack.pop()
+        computed = self.provider._computed
+        if node not in computed:  # a syntactic position recorded inside wins
+            computed[node] = (start, (self.line, self.column))
+
+    def record_syntactic_position(  # type: ignore[override]
+        self,
+        node: cst.CSTNode,
+        *,
+        start_node: Optional[cst.CSTNode] = None,
+        end_node: Optional[cst.CSTNode] = None,
+    ) -> _Syntactic:
+        return _Syntactic(self, node, start_node, end_node)
+
+
+class LazyPositionProvider(BaseMetadataProvider[CodeRange]):
+    """Each node's :class:`~libcst.metadata.CodeRange`, exactly as ``PositionProvider`` has it."""
+
+    def _gen_impl(self, module: cst.Module) -> None:
+        state = _State(default_indent=module.default_indent, default_newline=module.default_newline, provider=self)
+        module._codegen(state)
+
+    def _gen(self, wrapper: Any) -> Mapping[cst.CSTNode, CodeRange]:
+        self._computed = {}
+        with self.resolve(wrapper):
+            self._gen_impl(wrapper.module)
+        return MappingProxyType(_Ranges(self._computed))

@@ -1,0 +1,152 @@
+"""Read-only traversals of a libcst tree, in libcst's own order, without rebuilding it.
+
+libcst visits a node by rebuilding it: ``CSTNode.visit`` calls
+``_visit_and_replace_children``, which constructs and validates a new node
+even for a visitor that changes nothing (libcst marks this as a TODO). On
+the files gbfix reads, a walk that does nothing costs as much as parsing,
+and the analyses walk each tree many times (two metadata providers, the
+break sites of every loop and block, the bindings of every function).
+
+The order libcst visits a node's children in is the order of the keyword
+arguments its ``_visit_and_replace_children`` passes to the constructor
+(``Name(lpar=..., value=..., rpar=...)``): it is read once per node class
+from that method's source. A class whose method does not have that shape
+falls back to ``CSTNode.children``, which is libcst's own answer. Only
+``visit_<Type>`` and ``leave_<Type>`` hooks run: a visitor with attribute
+hooks (``visit_For_body``) is walked by libcst itself.
+tests/test_walk.py requires the same sequence of nodes as libcst's visit
+for every node of the golden corpus and of generated programs.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from contextlib import ExitStack
+from typing import Callable, Iterable, Iterator, Optional, Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper
+
+#: node class -> the names of its attributes holding children, in visiting order
+_ORDER: dict[type, Optional[tuple[str, ...]]] = {}
+
+
+def _visit_order(cls: type) -> Optional[tuple[str, ...]]:
+    """The constructor keywords of ``cls._visit_and_replace_children``, in order; None: unknown shape."""
+    try:
+        source = textwrap.dedent(inspect.getsource(cls._visit_and_replace_children))
+        method = ast.parse(source).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return None
+    if not isinstance(method, ast.FunctionDef):
+        return None
+    last = method.body[-1]
+    if isinstance(last, ast.Return) and isinstance(last.value, ast.Name) and last.value.id == "self":
+        return ()  # a leaf: nothing is visited
+    calls = [
+        node for node in ast.walk(method)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == cls.__name__
+    ]
+    if len(calls) != 1 or calls[0].args:
+        return None
+    return tuple(keyword.arg for keyword in calls[0].keywords if keyword.arg is not None)
+
+
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node.children``, in the same order, without rebuilding ``node``."""
+    cls = type(node)
+    try:
+        order = _ORDER[cls]
+    except KeyError:
+        order = _ORDER[cls] = _visit_order(cls)
+    if order is None:
+        yield from node.children
+        return
+    for name in order:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
+def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """``node.visit(visitor)`` for a visitor that only reads: its ``on_visit`` decides what is entered."""
+    if visitor.on_visit(node):
+        for child in children(node):
+            visit(child, visitor)
+    visitor.on_leave(node)
+
+
+def descendants(node: cst.CSTNode, enter: Callable[[cst.CSTNode], bool]) -> Iterator[cst.CSTNode]:
+    """``node`` and what is under it, in visiting order; ``enter`` says whether to go below a node."""
+    stack: list[Iterator[cst.CSTNode]] = [iter((node,))]
+    while stack:
+        for current in stack[-1]:
+            yield current
+            if enter(current):
+                stack.append(children(current))
+            break
+        else:
+            stack.pop()
+
+
+_NODE_NAMES = frozenset(
+    name for name, value in vars(cst).items() if isinstance(value, type) and issubclass(value, cst.CSTNode)
+)
+
+
+def _hooks(visitors: Iterable[cst.BatchableCSTVisitor]) -> Optional[tuple[dict, dict]]:
+    """visit_/leave_ hooks by node class name; None when some visitor has attribute hooks."""
+    visits: dict[str, list[Callable[[cst.CSTNode], object]]] = {}
+    leaves: dict[str, list[Callable[[cst.CSTNode], object]]] = {}
+    for visitor in visitors:
+        for name, method in visitor.get_visitors().items():
+            kind, _, target = name.partition("_")
+            if target not in _NODE_NAMES:
+                return None
+            (visits if kind == "visit" else leaves).setdefault(target, []).append(method)
+    return visits, leaves
+
+
+def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor]) -> None:
+    """libcst's ``visit_batched`` for visitors that only read: one walk, every visitor's hooks."""
+    hooks = _hooks(visitors)
+    if hooks is None:
+        cst.visit_batched(module, visitors)
+        return
+    visits, leaves = hooks
+
+    def walk(node: cst.CSTNode) -> None:
+        name = type(node).__name__
+        for hook in visits.get(name, ()):
+            hook(node)
+        for child in children(node):
+            walk(child)
+        for hook in leaves.get(name, ()):
+            hook(node)
+
+    walk(module)
+
+
+class ReadOnlyMetadataWrapper(MetadataWrapper):
+    """A MetadataWrapper whose batchable providers are computed by :func:`visit_batched`."""
+
+    def visit_batched(  # type: ignore[override]
+        self,
+        visitors: Iterable[cst.BatchableCSTVisitor],
+        before_visit: Optional[Callable[[cst.CSTNode], None]] = None,
+        after_leave: Optional[Callable[[cst.CSTNode], None]] = None,
+    ) -> cst.CSTNode:
+        if before_visit is not None or after_leave is not None:
+            return super().visit_batched(visitors, before_visit, after_leave)
+        visitors = list(visitors)
+        with ExitStack() as stack:
+            for visitor in visitors:
+                stack.enter_context(visitor.resolve(self))
+            visit_batched(self.module, visitors)
+        return self.module
