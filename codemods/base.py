@@ -158,6 +158,9 @@ class Rule(Codemod, cst.CSTTransformer):
     SCREEN_CALLS: ClassVar[tuple[str, ...]] = ()
     #: whether a call of one of ``SCREEN_CALLS`` written as a decorator counts
     SCREEN_DECORATORS: ClassVar[bool] = True
+    #: the rule's hooks are on statements and blocks only: the walk does not
+    #: enter expressions or simple lines (libcst rebuilds every node it enters)
+    STATEMENTS_ONLY: ClassVar[bool] = True
     METADATA_DEPENDENCIES = (LazyPositionProvider,)
 
     def __init__(self, context: CodemodContext, options: RuleOptions) -> None:
@@ -183,6 +186,11 @@ class Rule(Codemod, cst.CSTTransformer):
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         return tree.visit(self)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        descend = super().on_visit(node)
+        # A simple line's own leave_ hook still runs; only what is inside it is skipped.
+        return descend and (not self.STATEMENTS_ONLY or isinstance(node, _STATEMENT_HOLDERS))
 
     # -- reporting --------------------------------------------------------------
     def line_of(self, node: cst.CSTNode) -> int:
@@ -255,12 +263,9 @@ class FunctionScopedRule(Rule):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         descend = super().on_visit(node)
-        # Rebuilding code that cannot hold a finding only costs time. These rules
-        # act on compound statements, so expressions and simple lines are never
-        # entered; every finding sits on a break in a function's own code, as the
-        # break analysis marks them.
-        if not isinstance(node, _STATEMENT_HOLDERS):
-            return False
+        # Rebuilding code that cannot hold a finding only costs time: every
+        # finding of these rules sits on a break in a function's own code, as
+        # the break analysis marks them.
         if descend and isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             return self._may_act_in(node)
         return descend

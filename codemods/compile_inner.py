@@ -50,17 +50,15 @@ from typing import Optional, Union
 import libcst as cst
 
 from codemods import walk
-from codemods.base import Example, Rule
+from codemods.base import Example
 from codemods.breaks import dotted_name
 from codemods.module_compile import ALL_WRAPPERS, compile_sites, safety_of
 from codemods.module_evidence import (
-    EVIDENCE_METADATA,
     Evidence,
-    ModuleFacts,
     module_argument,
 )
-from codemods.positions import LazyPositionProvider
-from codemods.statement_edits import Replacement, StatementEdits, assign, method_call
+from codemods.placement_rule import PlacementRule
+from codemods.statement_edits import assign, method_call
 
 Statement = Union[cst.Assign, cst.Expr, cst.Return]
 
@@ -77,15 +75,13 @@ class Site:
     outer: cst.Call
 
 
-class CompileInner(Rule):
+class CompileInner(PlacementRule):
     CODE = "GBF006"
     NAME = "compile-inner"
     SUMMARY = "torch.compile around or inside DDP/FSDP: compile the inner module, then wrap"
     SCREEN = ("compile",)
     SCREEN_CALLS = ("torch.compile",)
     SCREEN_DECORATORS = False  # `@torch.compile` compiles a function, not a module
-    NEEDS_BREAK = False
-    METADATA_DEPENDENCIES = (LazyPositionProvider, *EVIDENCE_METADATA)
     EXAMPLES = (
         Example(
             before=(
@@ -134,22 +130,15 @@ class CompileInner(Rule):
         ),
     )
 
-    def visit_Module(self, node: cst.Module) -> None:
-        self.edits = StatementEdits()
-        self.facts = ModuleFacts(node, self.get_metadata)
-        for call in compile_sites(node, self.facts):
+    def plan_module(self, module: cst.Module) -> None:
+        for call in compile_sites(module, self.facts):
             self.plan_compile(call)
-        for call in self.wrapper_calls(node):
+        for call in self.wrapper_calls(module):
             arg = module_argument(call, "module")
             if arg is not None and self.facts.is_compile_call(arg.value):
                 inner = module_argument(arg.value, "model")  # type: ignore[arg-type]
                 if inner is not None:
                     self.plan_nested(Site(arg.value, call, inner.value, call))  # type: ignore[arg-type]
-
-    def leave_SimpleStatementLine(
-        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
-    ) -> Replacement:
-        return self.edits.apply(original_node, updated_node)
 
     def wrapper_calls(self, module: cst.Module) -> list[cst.Call]:
         facts = self.facts

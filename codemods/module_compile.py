@@ -54,18 +54,18 @@ import libcst as cst
 from libcst.metadata import ScopeProvider
 
 from codemods import walk
-from codemods.base import Example, Rule, Safety
+from codemods.base import Example, Safety
 from codemods.breaks import dotted_name
 from codemods.module_evidence import (
-    EVIDENCE_METADATA,
     SAME_OBJECT_WRAPPERS,
     WRAPPERS,
     Evidence,
     ModuleFacts,
     module_argument,
 )
+from codemods.placement_rule import PlacementRule
 from codemods.positions import LazyPositionProvider
-from codemods.statement_edits import Replacement, StatementEdits, assign, method_call
+from codemods.statement_edits import assign, method_call
 
 ALL_WRAPPERS = WRAPPERS | SAME_OBJECT_WRAPPERS
 
@@ -134,15 +134,13 @@ def safety_of(evidence: Evidence) -> Verdict:
     return Verdict("safe", f"evidence: {evidence.why}")
 
 
-class ModuleCompile(Rule):
+class ModuleCompile(PlacementRule):
     CODE = "GBF005"
     NAME = "module-compile"
     SUMMARY = "`m = torch.compile(m)` on an nn.Module: use `m.compile()`"
     SCREEN = ("compile",)
     SCREEN_CALLS = ("torch.compile",)
     SCREEN_DECORATORS = False  # `@torch.compile` compiles a function, not a module
-    NEEDS_BREAK = False
-    METADATA_DEPENDENCIES = (LazyPositionProvider, *EVIDENCE_METADATA)
     EXAMPLES = (
         Example(
             before=(
@@ -196,17 +194,10 @@ class ModuleCompile(Rule):
         ),
     )
 
-    def visit_Module(self, node: cst.Module) -> None:
-        self.edits = StatementEdits()
-        self.facts = ModuleFacts(node, self.get_metadata)
-        self.wrapper_used = relies_on_wrapper(node)
-        for call in compile_sites(node, self.facts):
+    def plan_module(self, module: cst.Module) -> None:
+        self.wrapper_used = relies_on_wrapper(module)
+        for call in compile_sites(module, self.facts):
             self.plan(call)
-
-    def leave_SimpleStatementLine(
-        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
-    ) -> Replacement:
-        return self.edits.apply(original_node, updated_node)
 
     # -- planning ---------------------------------------------------------------
     def plan(self, call: cst.Call) -> None:

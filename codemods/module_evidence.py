@@ -37,18 +37,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
 import libcst as cst
-from libcst.metadata import (
-    ParentNodeProvider,
-    QualifiedNameProvider,
-    QualifiedNameSource,
-    ScopeProvider,
-)
+from libcst.metadata import QualifiedNameSource, ScopeProvider
 
 from codemods import walk
 from codemods.breaks import dotted_name
 
 #: metadata a rule must declare to use :class:`ModuleFacts`
-EVIDENCE_METADATA = (QualifiedNameProvider, ScopeProvider, ParentNodeProvider)
+EVIDENCE_METADATA = (walk.QualifiedNames, ScopeProvider, walk.ParentProvider)
 
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 COMPILE = frozenset({"torch.compile"})
@@ -171,20 +166,20 @@ class ModuleFacts:
     # -- metadata helpers ---------------------------------------------------
     def qualified(self, node: cst.CSTNode) -> set[str]:
         try:
-            return {q.name for q in self._meta(QualifiedNameProvider, node, set())}
+            return {q.name for q in self._meta(walk.QualifiedNames, node, set())}
         except KeyError:
             return set()
 
     def imported(self, node: cst.CSTNode) -> set[str]:
         """Qualified names of ``node`` that come from an import (not local names)."""
         try:
-            names = self._meta(QualifiedNameProvider, node, set())
+            names = self._meta(walk.QualifiedNames, node, set())
         except KeyError:
             return set()
         return {q.name for q in names if q.source == QualifiedNameSource.IMPORT}
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        return self._meta(ParentNodeProvider, node, None)
+        return self._meta(walk.ParentProvider, node, None)
 
     def statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The statement holding ``node`` (a SimpleStatementLine or compound statement)."""
@@ -627,10 +622,11 @@ class _AttributeBindings(cst.CSTVisitor):
             and target.attr.value == self.attr
         )
 
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        # Returns False: a line holds no statement this visitor needs to enter.
         me = self.selves[-1] if self.selves else None
         if me is None:
-            return
+            return False
         key = f"{me}.{self.attr}"
         for small in node.body:
             if isinstance(small, cst.Assign):
@@ -643,6 +639,7 @@ class _AttributeBindings(cst.CSTVisitor):
                 continue
             if _StoreFinder.stores(small, key):
                 self.found.append(Binding(None, node, small))
+        return False
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.BaseCompoundStatement):

@@ -35,6 +35,9 @@ class StatementEdits:
     def insert_after(self, line: cst.SimpleStatementLine, statements: Sequence[cst.BaseStatement]) -> None:
         self._after.setdefault(id(line), []).extend(statements)
 
+    def __bool__(self) -> bool:
+        return bool(self._replace or self._after or self._swap)
+
     def apply(
         self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
     ) -> Replacement:

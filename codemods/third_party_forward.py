@@ -59,11 +59,10 @@ from libcst.codemod.visitors import AddImportsVisitor, ImportItem
 from libcst.metadata import ScopeProvider
 
 from codemods import walk
-from codemods.base import Example, Rule, Safety
+from codemods.base import Example, Safety
 from codemods.breaks import dotted_name
-from codemods.module_evidence import EVIDENCE_METADATA, Binding, ModuleFacts
-from codemods.positions import LazyPositionProvider
-from codemods.statement_edits import Replacement, StatementEdits
+from codemods.module_evidence import Binding, ModuleFacts
+from codemods.placement_rule import PlacementRule
 from codemods.third_party import callable_kind, package_kind, source_break
 
 STRICT_SWITCHES = frozenset({
@@ -91,14 +90,12 @@ class Target:
     already: bool = False
 
 
-class ThirdPartyForward(Rule):
+class ThirdPartyForward(PlacementRule):
     CODE = "GBF007"
     NAME = "third-party-forward"
     SUMMARY = "breaking third-party forward in an error_on_graph_break(True) region: relax it there"
     SCREEN = ("error_on_graph_break",)
     SCREEN_CALLS = ("torch._dynamo.error_on_graph_break", "torch.compiler.error_on_graph_break")
-    NEEDS_BREAK = False
-    METADATA_DEPENDENCIES = (LazyPositionProvider, *EVIDENCE_METADATA)
     EXAMPLES = (
         Example(
             before=(
@@ -148,19 +145,17 @@ class ThirdPartyForward(Rule):
         self.add_torch = False
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        new = tree.visit(self)
+        new = super().transform_module_impl(tree)
         if self.add_torch:
             new = AddImportsVisitor(self.context, [ImportItem("torch")]).transform_module(new)
         return new
 
-    def visit_Module(self, node: cst.Module) -> None:
-        self.edits = StatementEdits()
-        self.facts = ModuleFacts(node, self.get_metadata)
+    def plan_module(self, module: cst.Module) -> None:
         regions = _Regions(self.facts)
-        walk.visit(node, regions)
+        walk.visit(module, regions)
         self.strict_lines = regions.strict_lines
-        self.alias = _torch_alias(node, self.line_of)
-        self.copied = _copied_names(node, self.facts)
+        self.alias = _torch_alias(module, self.line_of)
+        self.copied = _copied_names(module, self.facts)
         seen: set[tuple[str, tuple[int, ...]]] = set()
         for call, switch in regions.calls:
             target = self.target_of(call)
@@ -171,11 +166,6 @@ class ThirdPartyForward(Rule):
                 continue
             seen.add(token)
             self.plan(call, switch, target)
-
-    def leave_SimpleStatementLine(
-        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
-    ) -> Replacement:
-        return self.edits.apply(original_node, updated_node)
 
     # -- what the call reaches ---------------------------------------------------------
     def breaking(self, qualname: str) -> Optional[str]:

@@ -24,13 +24,12 @@ import ast
 import inspect
 import textwrap
 from contextlib import ExitStack
+from operator import attrgetter
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper
-
-#: node class -> the names of its attributes holding children, in visiting order
-_ORDER: dict[type, Optional[tuple[str, ...]]] = {}
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, QualifiedNameProvider
+from libcst.metadata.name_provider import QualifiedNameVisitor
 
 
 def _visit_order(cls: type) -> Optional[tuple[str, ...]]:
@@ -54,31 +53,63 @@ def _visit_order(cls: type) -> Optional[tuple[str, ...]]:
     return tuple(keyword.arg for keyword in calls[0].keywords if keyword.arg is not None)
 
 
-def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+#: type of an attribute's value -> NODE, SEQUENCE or neither (a string, None, a sentinel)
+_NODE, _SEQUENCE, _OTHER = 1, 2, 0
+_KIND: dict[type, int] = {tuple: _SEQUENCE, list: _SEQUENCE}
+
+
+def _kind(value: object) -> int:
+    kind = _KIND[type(value)] = _NODE if isinstance(value, cst.CSTNode) else _OTHER
+    return kind
+
+
+def _getter(cls: type) -> Optional[Callable[[cst.CSTNode], tuple]]:
+    order = _visit_order(cls)
+    if order is None:
+        return None
+    if not order:
+        return lambda node: ()
+    fetch = attrgetter(*order)
+    return (lambda node: (fetch(node),)) if len(order) == 1 else fetch
+
+
+#: node class -> what fetches its child-holding attributes in visiting order (None: ask libcst)
+_GETTERS: dict[type, Optional[Callable[[cst.CSTNode], tuple]]] = {}
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """``node.children``, in the same order, without rebuilding ``node``."""
     cls = type(node)
     try:
-        order = _ORDER[cls]
+        getter = _GETTERS[cls]
     except KeyError:
-        order = _ORDER[cls] = _visit_order(cls)
-    if order is None:
-        yield from node.children
-        return
-    for name in order:
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (tuple, list)):
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item
+        getter = _GETTERS[cls] = _getter(cls)
+    if getter is None:
+        return list(node.children)
+    found: list[cst.CSTNode] = []
+    for value in getter(node):
+        kind = _KIND.get(type(value))
+        if kind is None:
+            kind = _kind(value)
+        if kind == _NODE:
+            found.append(value)
+        elif kind == _SEQUENCE:
+            found.extend(value)
+    return found
 
 
 def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     """``node.visit(visitor)`` for a visitor that only reads: its ``on_visit`` decides what is entered."""
+    if _has_attribute_hooks(type(visitor)):
+        node.visit(visitor)
+    else:
+        _visit(node, visitor)
+
+
+def _visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     if visitor.on_visit(node):
         for child in children(node):
-            visit(child, visitor)
+            _visit(child, visitor)
     visitor.on_leave(node)
 
 
@@ -89,7 +120,7 @@ def descendants(node: cst.CSTNode, enter: Callable[[cst.CSTNode], bool]) -> Iter
         for current in stack[-1]:
             yield current
             if enter(current):
-                stack.append(children(current))
+                stack.append(iter(children(current)))
             break
         else:
             stack.pop()
@@ -98,6 +129,23 @@ def descendants(node: cst.CSTNode, enter: Callable[[cst.CSTNode], bool]) -> Iter
 _NODE_NAMES = frozenset(
     name for name, value in vars(cst).items() if isinstance(value, type) and issubclass(value, cst.CSTNode)
 )
+
+
+def _has_attribute_hooks(cls: type) -> bool:
+    """Whether ``cls`` defines a ``visit_<Type>_<attribute>`` or ``leave_<Type>_<attribute>`` hook.
+
+    Only classes outside libcst are looked at (libcst's own are no-op stubs);
+    visitors are often classes made per call, so this must stay cheap.
+    """
+    for klass in cls.__mro__:
+        if klass.__module__.startswith("libcst.") or klass is object:
+            continue
+        for name in vars(klass):
+            if name in ("on_visit_attribute", "on_leave_attribute"):
+                return True
+            if name.startswith(("visit_", "leave_")) and name.partition("_")[2] not in _NODE_NAMES:
+                return True
+    return False
 
 
 def _hooks(visitors: Iterable[cst.BatchableCSTVisitor]) -> Optional[tuple[dict, dict]]:
@@ -150,3 +198,22 @@ class ReadOnlyMetadataWrapper(MetadataWrapper):
                 stack.enter_context(visitor.resolve(self))
             visit_batched(self.module, visitors)
         return self.module
+
+
+class ParentProvider(ParentNodeProvider):
+    """libcst's ``ParentNodeProvider`` (each node's parent), from one read-only walk."""
+
+    def visit_Module(self, node: cst.Module) -> None:
+        def walk(parent: cst.CSTNode) -> None:
+            for child in children(parent):
+                self.set_metadata(child, parent)
+                walk(child)
+
+        walk(node)
+
+
+class QualifiedNames(QualifiedNameProvider):
+    """libcst's ``QualifiedNameProvider``, its visitor run by :func:`visit`."""
+
+    def visit_Module(self, node: cst.Module) -> None:
+        visit(node, QualifiedNameVisitor(self))

@@ -90,6 +90,8 @@ _SUBMODULE_METHODS = frozenset({"forward", "__call__"})
 
 #: an identifier, then ``(``: blanks, backslash-newlines, comments and ``)`` may come between
 _CALL = re.compile(r"\b(\w++)(?:[\s\\)]|#[^\n]*)*+\(")
+#: a call of a name that may break whatever the module defines (``_CALL``, for those names only)
+_WATCHED_CALL = re.compile(r"\b(?:%s)\b(?:[\s\\)]|#[^\n]*)*+\(" % "|".join(map(re.escape, sorted(_WATCHED))))
 #: ``perf_counter as pc``: an import alias of a catalogue name
 _ALIAS = re.compile(r"\b(?:%s)(?:[\s\\]|#[^\n]*)+as\b" % "|".join(sorted(_PARENTS)))
 _BLANK = " \t\f\\"
@@ -184,6 +186,9 @@ class ScreenFacts:
         self._calls: Optional[list[tuple[int, str, int]]] = None
         self._newline_offsets: Optional[list[int]] = None
         self._analysed = False
+        self._may_break: Optional[bool] = None
+        #: (qualified name, decorators) -> the answer of :meth:`calls`
+        self._calls_of: dict[tuple[str, bool], bool] = {}
 
     # -- questions rules ask -------------------------------------------------------
     def holds_break(self, kinds: Iterable[str]) -> bool:
@@ -209,6 +214,12 @@ class ScreenFacts:
         a bare name counts when an import binds it. With ``decorators``
         false, calls written in a decorator do not count.
         """
+        key = (qualified, decorators)
+        if key not in self._calls_of:
+            self._calls_of[key] = self._find_calls(qualified, decorators)
+        return self._calls_of[key]
+
+    def _find_calls(self, qualified: str, decorators: bool) -> bool:
         last = qualified.rsplit(".", 1)[-1]
         top = qualified.split(".", 1)[0]
         if last not in self.text:
@@ -269,9 +280,14 @@ class ScreenFacts:
 
     def _may_break_at_all(self) -> bool:
         """A call of a catalogue name, or an import alias of one, is written somewhere."""
-        return any(name in _WATCHED for _, name, _ in self._raw_calls()) or bool(
-            _ALIAS.search(self.text)
-        )
+        if self._may_break is None:
+            if self.text.isascii():
+                # Identifiers are their own NFKC form: one search finds the first watched call.
+                watched = _WATCHED_CALL.search(self.text) is not None
+            else:
+                watched = any(name in _WATCHED for _, name, _ in self._raw_calls())
+            self._may_break = watched or _ALIAS.search(self.text) is not None
+        return self._may_break
 
     # -- statements ---------------------------------------------------------------------
     def _parse(self) -> bool:

@@ -115,3 +115,17 @@ def test_wrapper_gives_the_same_metadata(provider: type) -> None:
         assert set(got) == set(expected), path
         for node, value in expected.items():
             assert got[node] == value or (provider is NameScopeProvider and got[node].prefix == value.prefix), path
+
+
+def test_visit_with_attribute_hooks_falls_back_to_libcst() -> None:
+    class Bodies(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.count = 0
+
+        def visit_For_body(self, node: cst.For) -> None:
+            self.count += 1
+
+    visitor = Bodies()
+    walk.visit(cst.parse_module("for a in b:\n    for c in d:\n        pass\n"), visitor)
+    assert visitor.count == 2
