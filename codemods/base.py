@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Literal, Optional, Un
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
 
+from codemods import walk
 from codemods.breaks import BreakProvider, find_breaks
 from codemods.positions import LazyPositionProvider
 
@@ -190,7 +191,7 @@ class Rule(Codemod, cst.CSTTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         descend = super().on_visit(node)
         # A simple line's own leave_ hook still runs; only what is inside it is skipped.
-        return descend and (not self.STATEMENTS_ONLY or isinstance(node, _STATEMENT_HOLDERS))
+        return descend and (not self.STATEMENTS_ONLY or isinstance(node, walk.STATEMENT_HOLDERS))
 
     # -- reporting --------------------------------------------------------------
     def line_of(self, node: cst.CSTNode) -> int:
@@ -305,24 +306,13 @@ class FunctionScopedRule(Rule):
         return self.functions[-1] if self.functions else None
 
 
-#: nodes that hold statements: where a nested definition can be
-_BLOCKS = (
-    cst.BaseSuite, cst.BaseCompoundStatement, cst.ExceptHandler, cst.ExceptStarHandler,
-    cst.Else, cst.Finally, cst.MatchCase,
-)
-
-
-#: the nodes a statement can be inside of
-_STATEMENT_HOLDERS = (cst.Module, *_BLOCKS)
-
-
 def _definitions_in(node: cst.CSTNode) -> Iterator[Union[cst.FunctionDef, cst.ClassDef]]:
     """The ``def`` and ``class`` statements in ``node``'s blocks, not those nested in them
     (expressions are not entered)."""
     stack: list[cst.CSTNode] = [node.body]  # type: ignore[attr-defined]
     while stack:
-        for child in stack.pop().children:
+        for child in walk.children(stack.pop()):
             if isinstance(child, (cst.FunctionDef, cst.ClassDef)):
                 yield child
-            elif isinstance(child, _BLOCKS):
+            elif isinstance(child, walk.STATEMENT_HOLDERS):
                 stack.append(child)

@@ -511,6 +511,10 @@ class DeclareHelperNonlocals(cst.CSTTransformer):
     parent; they assign nothing, so behaviour does not change.
     """
 
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # Only function definitions change: what is inside a simple line is not entered.
+        return super().on_visit(node) and isinstance(node, walk.STATEMENT_HOLDERS)
+
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:

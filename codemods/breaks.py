@@ -17,14 +17,14 @@ the other providers of its round.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence, Union
 
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
 
 from codemods import walk
 from codemods.catalogue import BY_LOGGER_METHOD, BY_METHOD, BY_QUALIFIED, LOGGER_NAMES
-from codemods.names import NameScopeProvider, qualified_names
+from codemods.names import Scope, ScopeTracker, names_in
 
 
 @dataclass(frozen=True)
@@ -60,14 +60,17 @@ class _Function:
     callees: list[tuple[cst.Call, str]] = field(default_factory=list)
 
 
-class _Collector:
+class _Collector(ScopeTracker):
     """What one pass over the module learns: functions, classes, submodules, call edges.
 
     Its ``visit_``/``leave_`` methods are run by the batched walk of
-    :class:`BreakProvider`.
+    :class:`BreakProvider`. It tracks scopes itself, so the names a call may
+    refer to need no walk of their own: each call is recorded with its scope
+    and read by :meth:`replay` once the walk has seen every binding.
     """
 
     def __init__(self) -> None:
+        ScopeTracker.__init__(self)
         self.functions: list[_Function] = []
         self.class_methods: dict[str, dict[str, _Function]] = {}
         self.module_functions: dict[str, _Function] = {}
@@ -80,20 +83,26 @@ class _Collector:
         self._class_stack: list[str] = []
         self._func_stack: list[_Function] = []
         self.direct_calls: dict[cst.Call, BreakReason] = {}
+        #: in walk order: calls (with the function they are in) and assignments
+        self._events: list[tuple[Union[cst.Call, cst.Assign], Optional[_Function]]] = []
+        self._scope_of: dict[cst.Call, Scope] = {}
 
-    def qualified(self, node: cst.CSTNode) -> set[str]:
-        """What ``node`` may refer to (``torch._dynamo.graph_break``); :class:`BreakProvider` answers."""
-        raise NotImplementedError
+    def qualified(self, node: cst.Call) -> set[str]:
+        """What the call ``node`` may refer to (``torch._dynamo.graph_break``)."""
+        return names_in(self._scope_of.get(node), node)
 
     # -- scopes -------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        super().visit_ClassDef(node)
         self._class_stack.append(node.name.value)
         self.class_methods.setdefault(node.name.value, {})
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        super().leave_ClassDef(original_node)
         self._class_stack.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
         cls = self._class_stack[-1] if self._class_stack and not self._func_stack else None
         fn = _Function(node=node, qualname=node.name.value, cls=cls)
         fn.owner = cls if cls is not None else (self._func_stack[-1].owner if self._func_stack else None)
@@ -108,16 +117,13 @@ class _Collector:
         self._func_stack.append(fn)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        super().leave_FunctionDef(original_node)
         self._func_stack.pop()
 
     # -- facts --------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
-        if isinstance(value, cst.Call) and "logging.getLogger" in self.qualified(value):
-            for target in node.targets:
-                name = dotted_name(target.target)
-                if name:
-                    self.logger_names.add(name)
+        self._events.append((node, None))
         if self._class_stack and self._func_stack:
             names = [dotted_name(target.target) for target in node.targets]
             attrs_set = [n[5:] for n in names if n and n.startswith("self.") and n.count(".") == 1]
@@ -128,6 +134,7 @@ class _Collector:
                     attrs.setdefault(attr, set()).update(mentioned)
 
     def visit_For(self, node: cst.For) -> None:
+        super().visit_For(node)
         if not self._func_stack or not isinstance(node.target, cst.Name):
             return
         source = dotted_name(node.iter)
@@ -136,16 +143,30 @@ class _Collector:
             aliases[node.target.value] = source[5:]
 
     def visit_Call(self, node: cst.Call) -> None:
-        reason = self._catalogue_reason(node)
-        if reason is not None:
-            self.direct_calls[node] = reason
-            if self._func_stack and self._func_stack[-1].direct is None:
-                self._func_stack[-1].direct = reason
-            return
-        if self._func_stack:
-            name = dotted_name(node.func)
-            if name:
-                self._func_stack[-1].callees.append((node, name))
+        self._scope_of[node] = self._scope
+        self._events.append((node, self._func_stack[-1] if self._func_stack else None))
+
+    def replay(self) -> None:
+        """Read the recorded calls and assignments in walk order, every binding known."""
+        for node, fn in self._events:
+            if isinstance(node, cst.Assign):
+                value = node.value
+                if isinstance(value, cst.Call) and "logging.getLogger" in self.qualified(value):
+                    for target in node.targets:
+                        name = dotted_name(target.target)
+                        if name:
+                            self.logger_names.add(name)
+                continue
+            reason = self._catalogue_reason(node)
+            if reason is not None:
+                self.direct_calls[node] = reason
+                if fn is not None and fn.direct is None:
+                    fn.direct = reason
+                continue
+            if fn is not None:
+                name = dotted_name(node.func)
+                if name:
+                    fn.callees.append((node, name))
 
     def _catalogue_reason(self, node: cst.Call) -> Optional[BreakReason]:
         for qname in self.qualified(node):
@@ -183,13 +204,12 @@ class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]
 
     # _Collector comes first: its visit_ methods must win over the no-op stubs.
 
-    METADATA_DEPENDENCIES = (NameScopeProvider,)
-
     def __init__(self, cache: object = None) -> None:
         BatchableMetadataProvider.__init__(self, cache)
         _Collector.__init__(self)
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        self.replay()
         resolved = _resolve(self)
         for call, reason in self.direct_calls.items():
             self.set_metadata(call, reason)
@@ -204,9 +224,6 @@ class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]
                     ))
             if resolved.get(id(fn.node)) is not None:
                 self.set_metadata(fn.node, resolved[id(fn.node)])
-
-    def qualified(self, node: cst.CSTNode) -> set[str]:
-        return qualified_names(self, node)
 
 
 def _lookup(collector: _Collector, caller: _Function, callee: str) -> Optional[_Function]:

@@ -83,11 +83,15 @@ def _module_path(node: Optional[cst.BaseExpression]) -> str:
     return (get_full_name_for_node(node) or "") if node is not None else ""
 
 
-class NameScopeProvider(BatchableMetadataProvider[Scope]):
-    """Maps each ``Name``, ``Attribute`` and ``Call`` to the :class:`Scope` it is read in."""
+class ScopeTracker:
+    """The scopes and bindings a walk passes through: ``self._scope`` is the one it is in.
 
-    def __init__(self, cache: object = None) -> None:
-        super().__init__(cache)
+    Its ``visit_``/``leave_`` methods are run by the batched walk of a
+    provider that mixes it in (:class:`NameScopeProvider`, and the break
+    analysis, which needs no second walk for the names it resolves).
+    """
+
+    def __init__(self) -> None:
         self._scope = Scope("module", None)
 
     # -- scopes -------------------------------------------------------------
@@ -243,7 +247,15 @@ class NameScopeProvider(BatchableMetadataProvider[Scope]):
         for name in names:
             self._binding_scope(name).imports.setdefault(name, set()).add(path)
 
-    # -- reads --------------------------------------------------------------
+
+
+class NameScopeProvider(ScopeTracker, BatchableMetadataProvider[Scope]):
+    """Maps each ``Name``, ``Attribute`` and ``Call`` to the :class:`Scope` it is read in."""
+
+    def __init__(self, cache: object = None) -> None:
+        BatchableMetadataProvider.__init__(self, cache)
+        ScopeTracker.__init__(self)
+
     def visit_Name(self, node: cst.Name) -> None:
         self.set_metadata(node, self._scope)
 
@@ -259,7 +271,11 @@ def qualified_names(dependent: MetadataDependent, node: cst.CSTNode) -> set[str]
 
     Needs :class:`NameScopeProvider` among ``dependent``'s dependencies.
     """
-    scope = dependent.get_metadata(NameScopeProvider, node, None)
+    return names_in(dependent.get_metadata(NameScopeProvider, node, None), node)
+
+
+def names_in(scope: Optional[Scope], node: cst.CSTNode) -> set[str]:
+    """What ``node``, read in ``scope``, may refer to."""
     # As libcst spells it: `x.norm().item` is `x.norm.item`, a call stands for its function.
     dotted = get_full_name_for_node(node)
     if scope is None or dotted is None:

@@ -33,12 +33,7 @@ class NameAllocator:
 
 
 def _names(module: cst.Module) -> list[str]:
-    found: list[str] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            if node.value.startswith("_gbfix_"):
-                found.append(node.value)
-
-    walk.visit(module, _Collect())
-    return found
+    return [
+        node.value for node in walk.descendants(module, lambda node: True)
+        if isinstance(node, cst.Name) and node.value.startswith("_gbfix_")
+    ]

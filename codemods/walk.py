@@ -31,6 +31,12 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, QualifiedNameProvider
 from libcst.metadata.name_provider import QualifiedNameVisitor
 
+#: the nodes a statement can be inside of (a simple line holds small statements only)
+STATEMENT_HOLDERS = (
+    cst.Module, cst.BaseSuite, cst.BaseCompoundStatement, cst.ExceptHandler, cst.ExceptStarHandler,
+    cst.Else, cst.Finally, cst.MatchCase,
+)
+
 
 def _visit_order(cls: type) -> Optional[tuple[str, ...]]:
     """The constructor keywords of ``cls._visit_and_replace_children``, in order; None: unknown shape."""
@@ -44,10 +50,7 @@ def _visit_order(cls: type) -> Optional[tuple[str, ...]]:
     last = method.body[-1]
     if isinstance(last, ast.Return) and isinstance(last.value, ast.Name) and last.value.id == "self":
         return ()  # a leaf: nothing is visited
-    calls = [
-        node for node in ast.walk(method)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == cls.__name__
-    ]
+    calls = [node for node in ast.walk(method) if isinstance(node, ast.Call) and _constructs(node.func, cls)]
     if len(calls) != 1 or calls[0].args:
         return None
     return tuple(keyword.arg for keyword in calls[0].keywords if keyword.arg is not None)
@@ -75,6 +78,16 @@ def _getter(cls: type) -> Optional[Callable[[cst.CSTNode], tuple]]:
 
 #: node class -> what fetches its child-holding attributes in visiting order (None: ask libcst)
 _GETTERS: dict[type, Optional[Callable[[cst.CSTNode], tuple]]] = {}
+
+
+def _constructs(func: ast.expr, cls: type) -> bool:
+    """``Name(...)`` in ``Name``'s method, or ``self.__class__(...)`` (shared by operator classes)."""
+    if isinstance(func, ast.Name):
+        return func.id == cls.__name__
+    return (
+        isinstance(func, ast.Attribute) and func.attr == "__class__"
+        and isinstance(func.value, ast.Name) and func.value.id == "self"
+    )
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -148,16 +161,31 @@ def _has_attribute_hooks(cls: type) -> bool:
     return False
 
 
+#: visitor class -> its visit_/leave_ hook names (no-op stubs left out); None: it has attribute hooks
+_HOOK_NAMES: dict[type, Optional[tuple[str, ...]]] = {}
+
+
+def _hook_names(cls: type) -> Optional[tuple[str, ...]]:
+    if cls not in _HOOK_NAMES:
+        names = tuple(
+            name for name in dir(cls)
+            if name.startswith(("visit_", "leave_")) and not getattr(getattr(cls, name), "_is_no_op", False)
+        )
+        _HOOK_NAMES[cls] = None if _has_attribute_hooks(cls) else names
+    return _HOOK_NAMES[cls]
+
+
 def _hooks(visitors: Iterable[cst.BatchableCSTVisitor]) -> Optional[tuple[dict, dict]]:
     """visit_/leave_ hooks by node class name; None when some visitor has attribute hooks."""
     visits: dict[str, list[Callable[[cst.CSTNode], object]]] = {}
     leaves: dict[str, list[Callable[[cst.CSTNode], object]]] = {}
     for visitor in visitors:
-        for name, method in visitor.get_visitors().items():
+        names = _hook_names(type(visitor))
+        if names is None:
+            return None
+        for name in names:
             kind, _, target = name.partition("_")
-            if target not in _NODE_NAMES:
-                return None
-            (visits if kind == "visit" else leaves).setdefault(target, []).append(method)
+            (visits if kind == "visit" else leaves).setdefault(target, []).append(getattr(visitor, name))
     return visits, leaves
 
 
