@@ -139,6 +139,16 @@ def descendants(node: cst.CSTNode, enter: Callable[[cst.CSTNode], bool]) -> Iter
             stack.pop()
 
 
+def all_distinct(node: cst.CSTNode) -> bool:
+    """Whether no node object appears twice under ``node`` (metadata is keyed by node)."""
+    seen: set[int] = set()
+    for current in descendants(node, lambda _: True):
+        if id(current) in seen:
+            return False
+        seen.add(id(current))
+    return True
+
+
 _NODE_NAMES = frozenset(
     name for name, value in vars(cst).items() if isinstance(value, type) and issubclass(value, cst.CSTNode)
 )
@@ -241,7 +251,19 @@ class ParentProvider(ParentNodeProvider):
 
 
 class QualifiedNames(QualifiedNameProvider):
-    """libcst's ``QualifiedNameProvider``, its visitor run by :func:`visit`."""
+    """libcst's ``QualifiedNameProvider`` for expressions and definitions, its visitor run by :func:`visit`.
+
+    Whitespace, punctuation and statements other than ``def`` and ``class``
+    get no entry (asking for one gives the default): nobody asks what a
+    comma refers to, and they are most of the nodes.
+    """
 
     def visit_Module(self, node: cst.Module) -> None:
-        visit(node, QualifiedNameVisitor(self))
+        visit(node, _NamedOnly(self))
+
+
+class _NamedOnly(QualifiedNameVisitor):
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.BaseExpression, cst.ClassDef, cst.FunctionDef)):
+            return super().on_visit(node)
+        return True

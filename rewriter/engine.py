@@ -25,7 +25,7 @@ from libcst.codemod import CodemodContext
 from codemods import REGISTRY
 from codemods.base import Finding, RuleOptions, parse_suppressions
 from codemods.bindings import DeclareHelperNonlocals
-from codemods.walk import ReadOnlyMetadataWrapper
+from codemods.walk import ReadOnlyMetadataWrapper, all_distinct
 from rewriter.config import Settings
 from rewriter.screen import Skeleton, Verdict, imports_torch, screen
 
@@ -99,8 +99,9 @@ def _run_rules(
                 to_original = dict(zip(now, original)) if len(now) == len(original) else {}
             result = new
             if index < len(codes) - 1:
-                # A changed tree may share nodes between places: copy for fresh metadata.
-                wrapper = ReadOnlyMetadataWrapper(new)
+                # A changed tree may share nodes between places: copy it for fresh
+                # metadata, unless every node is in one place only (copying costs a rebuild).
+                wrapper = ReadOnlyMetadataWrapper(new, unsafe_skip_copy=all_distinct(new))
                 result = wrapper.module
     return result, findings, used, changed_by
 

@@ -129,3 +129,11 @@ def test_visit_with_attribute_hooks_falls_back_to_libcst() -> None:
     visitor = Bodies()
     walk.visit(cst.parse_module("for a in b:\n    for c in d:\n        pass\n"), visitor)
     assert visitor.count == 2
+
+
+def test_all_distinct_sees_a_node_in_two_places() -> None:
+    module = cst.parse_module("a = b\n")
+    assert walk.all_distinct(module)
+    name = cst.Name("x")
+    shared = module.with_changes(body=[cst.SimpleStatementLine([cst.Expr(name)]), cst.SimpleStatementLine([cst.Expr(name)])])
+    assert not walk.all_distinct(shared)
