@@ -5,7 +5,8 @@ builds three frozen dataclasses and enters a generator-based context
 manager; that is several times the cost of generating the code, while a
 rule asks for the position of a handful of nodes per file. This provider
 makes the same walk with the same bookkeeping but records plain tuples, and
-builds a :class:`~libcst.metadata.CodeRange` only for a node asked about.
+builds a :class:`~libcst.metadata.CodeRange` only for a node asked about,
+and only once something is asked.
 tests/test_positions.py requires equal ranges for every node of the golden
 corpus and of tricky sources.
 """
@@ -13,7 +14,7 @@ corpus and of tricky sources.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any, Iterator, Mapping, Optional
+from typing import Any, Callable, Iterator, Mapping, Optional
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
@@ -25,19 +26,52 @@ _MISSING = object()
 
 
 class _Ranges(dict):
-    """node -> (start, end) points, read as CodeRange."""
+    """node -> (start, end) points, read as CodeRange.
+
+    The walk that finds them runs on the first question: a file with no
+    finding (a third of those parsed) often asks none.
+    """
+
+    def __init__(self, fill: Callable[[], dict]) -> None:
+        super().__init__()
+        self._fill: Optional[Callable[[], dict]] = fill
+
+    def _ready(self) -> None:
+        if self._fill is not None:
+            fill, self._fill = self._fill, None
+            dict.update(self, fill())
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
+        self._ready()
         return _range(dict.__getitem__(self, node))
 
     def get(self, node: cst.CSTNode, default: Any = None) -> Any:
+        self._ready()
         value = dict.get(self, node, _MISSING)
         return default if value is _MISSING else _range(value)
 
+    def __contains__(self, node: object) -> bool:
+        self._ready()
+        return dict.__contains__(self, node)
+
+    def __iter__(self) -> Iterator[cst.CSTNode]:
+        self._ready()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._ready()
+        return dict.__len__(self)
+
+    def keys(self):  # type: ignore[no-untyped-def]
+        self._ready()
+        return dict.keys(self)
+
     def values(self) -> Iterator[CodeRange]:  # type: ignore[override]
+        self._ready()
         return (_range(points) for points in dict.values(self))
 
     def items(self) -> Iterator[tuple[cst.CSTNode, CodeRange]]:  # type: ignore[override]
+        self._ready()
         return ((node, _range(points)) for node, points in dict.items(self))
 
 
@@ -113,7 +147,11 @@ class LazyPositionProvider(BaseMetadataProvider[CodeRange]):
         module._codegen(state)
 
     def _gen(self, wrapper: Any) -> Mapping[cst.CSTNode, CodeRange]:
-        self._computed = {}
-        with self.resolve(wrapper):
-            self._gen_impl(wrapper.module)
-        return MappingProxyType(_Ranges(self._computed))
+        module = wrapper.module
+
+        def fill() -> dict:
+            self._computed = {}
+            self._gen_impl(module)
+            return self._computed
+
+        return MappingProxyType(_Ranges(fill))
