@@ -91,17 +91,24 @@ def test_descendants_does_not_enter_where_told_not_to() -> None:
     assert names == {"f", "g"}
 
 
-def test_attribute_hooks_fall_back_to_libcst() -> None:
-    class Bodies(cst.BatchableCSTVisitor):
-        def __init__(self) -> None:
-            super().__init__()
-            self.count = 0
+class _Bodies(cst.CSTVisitor, cst.BatchableCSTVisitor):
+    """Counts loop bodies through an attribute hook, which only libcst's own walk calls."""
 
-        def visit_For_body(self, node: cst.For) -> None:
-            self.count += 1
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
 
-    visitor = Bodies()
-    walk.visit_batched(cst.parse_module("for a in b:\n    for c in d:\n        pass\n"), [visitor])
+    def visit_For_body(self, node: cst.For) -> None:
+        self.count += 1
+
+
+@pytest.mark.parametrize("run", [
+    lambda module, visitor: walk.visit_batched(module, [visitor]),
+    lambda module, visitor: walk.visit(module, visitor),
+], ids=["visit_batched", "visit"])
+def test_attribute_hooks_fall_back_to_libcst(run) -> None:  # type: ignore[no-untyped-def]
+    visitor = _Bodies()
+    run(cst.parse_module("for a in b:\n    for c in d:\n        pass\n"), visitor)
     assert visitor.count == 2
 
 
@@ -115,20 +122,6 @@ def test_wrapper_gives_the_same_metadata(provider: type) -> None:
         assert set(got) == set(expected), path
         for node, value in expected.items():
             assert got[node] == value or (provider is NameScopeProvider and got[node].prefix == value.prefix), path
-
-
-def test_visit_with_attribute_hooks_falls_back_to_libcst() -> None:
-    class Bodies(cst.CSTVisitor):
-        def __init__(self) -> None:
-            super().__init__()
-            self.count = 0
-
-        def visit_For_body(self, node: cst.For) -> None:
-            self.count += 1
-
-    visitor = Bodies()
-    walk.visit(cst.parse_module("for a in b:\n    for c in d:\n        pass\n"), visitor)
-    assert visitor.count == 2
 
 
 def test_all_distinct_sees_a_node_in_two_places() -> None:
