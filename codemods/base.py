@@ -20,7 +20,7 @@ import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
 
 from codemods import walk
-from codemods.breaks import BreakProvider, find_breaks
+from codemods.breaks import BreakProvider, BreakReason, find_breaks
 from codemods.positions import LazyPositionProvider
 
 if TYPE_CHECKING:
@@ -229,6 +229,10 @@ class Rule(Codemod, cst.CSTTransformer):
         )
         return apply
 
+    def lookup(self, node: cst.CSTNode) -> Optional[BreakReason]:
+        """Why ``node`` (a call or a def) breaks, as the break analysis marks it; needs :class:`BreakProvider`."""
+        return self.get_metadata(BreakProvider, node, None)
+
     def _held_break_lines(self, node: cst.CSTNode) -> tuple[int, ...]:
         """Lines of the breaking calls in the body of a loop/with/try ``node``
         (and in a ``while`` condition, which runs on every iteration too)."""
@@ -236,7 +240,7 @@ class Rule(Codemod, cst.CSTTransformer):
             return ()
         sites = find_breaks(
             [node.test, node.body] if isinstance(node, cst.While) else [node.body],
-            lambda n: self.get_metadata(BreakProvider, n, None),
+            self.lookup,
             self.line_of,
             self.options.recorded_break_lines,
         )
@@ -276,7 +280,7 @@ class FunctionScopedRule(Rule):
         definition), a class with such a method."""
         if BreakProvider not in self.get_inherited_dependencies() or self.options.recorded_break_lines:
             return True
-        if isinstance(node, cst.FunctionDef) and self.get_metadata(BreakProvider, node, None) is not None:
+        if isinstance(node, cst.FunctionDef) and self.lookup(node) is not None:
             return True
         nested = _definitions_in(node)
         if isinstance(node, cst.FunctionDef):

@@ -16,7 +16,7 @@ import libcst as cst
 
 from codemods import walk
 from codemods.base import FunctionScopedRule
-from codemods.breaks import BreakProvider, BreakReason, BreakSite, find_breaks
+from codemods.breaks import BreakProvider, BreakSite, find_breaks
 from codemods.names import NameScopeProvider, qualified_names
 from codemods.naming import NameAllocator
 from codemods.outline import (
@@ -55,9 +55,6 @@ class BlockRule(FunctionScopedRule):
         return super().leave_FunctionDef(original_node, updated_node)
 
     # -- analysis -------------------------------------------------------------
-    def lookup(self, node: cst.CSTNode) -> Optional[BreakReason]:
-        return self.get_metadata(BreakProvider, node, None)
-
     def breaks_in(self, nodes: Sequence[cst.CSTNode]) -> list[BreakSite]:
         return find_breaks(nodes, self.lookup, self.line_of, self.options.recorded_break_lines)
 

@@ -53,10 +53,7 @@ from codemods import walk
 from codemods.base import Example
 from codemods.breaks import dotted_name
 from codemods.module_compile import ALL_WRAPPERS, compile_sites, safety_of
-from codemods.module_evidence import (
-    Evidence,
-    module_argument,
-)
+from codemods.module_evidence import Evidence, module_argument
 from codemods.placement_rule import PlacementRule
 from codemods.statement_edits import assign, method_call
 

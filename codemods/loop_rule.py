@@ -33,7 +33,7 @@ class LoopRule(FunctionScopedRule):
             parts.append(loop.test)
         sites = find_breaks(
             parts,
-            lambda n: self.get_metadata(BreakProvider, n, None),
+            self.lookup,
             self.line_of,
             self.options.recorded_break_lines,
         )

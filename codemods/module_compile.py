@@ -64,7 +64,6 @@ from codemods.module_evidence import (
     module_argument,
 )
 from codemods.placement_rule import PlacementRule
-from codemods.positions import LazyPositionProvider
 from codemods.statement_edits import assign, method_call
 
 ALL_WRAPPERS = WRAPPERS | SAME_OBJECT_WRAPPERS
@@ -301,7 +300,7 @@ class ModuleCompile(PlacementRule):
                     node = other.node
                     if self.facts.statement_of(node) is line:
                         continue
-                    before = self.get_metadata(LazyPositionProvider, node).start.line < here
+                    before = self.line_of(node) < here
                     if other.scope is not scope or not before or in_loop:
                         return True
         return False

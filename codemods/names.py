@@ -248,7 +248,6 @@ class ScopeTracker:
             self._binding_scope(name).imports.setdefault(name, set()).add(path)
 
 
-
 class NameScopeProvider(ScopeTracker, BatchableMetadataProvider[Scope]):
     """Maps each ``Name``, ``Attribute`` and ``Call`` to the :class:`Scope` it is read in."""
 

@@ -56,6 +56,16 @@ def _visit_order(cls: type) -> Optional[tuple[str, ...]]:
     return tuple(keyword.arg for keyword in calls[0].keywords if keyword.arg is not None)
 
 
+def _constructs(func: ast.expr, cls: type) -> bool:
+    """``Name(...)`` in ``Name``'s method, or ``self.__class__(...)`` (shared by operator classes)."""
+    if isinstance(func, ast.Name):
+        return func.id == cls.__name__
+    return (
+        isinstance(func, ast.Attribute) and func.attr == "__class__"
+        and isinstance(func.value, ast.Name) and func.value.id == "self"
+    )
+
+
 #: type of an attribute's value -> NODE, SEQUENCE or neither (a string, None, a sentinel)
 _NODE, _SEQUENCE, _OTHER = 1, 2, 0
 _KIND: dict[type, int] = {tuple: _SEQUENCE, list: _SEQUENCE}
@@ -78,16 +88,6 @@ def _getter(cls: type) -> Optional[Callable[[cst.CSTNode], tuple]]:
 
 #: node class -> what fetches its child-holding attributes in visiting order (None: ask libcst)
 _GETTERS: dict[type, Optional[Callable[[cst.CSTNode], tuple]]] = {}
-
-
-def _constructs(func: ast.expr, cls: type) -> bool:
-    """``Name(...)`` in ``Name``'s method, or ``self.__class__(...)`` (shared by operator classes)."""
-    if isinstance(func, ast.Name):
-        return func.id == cls.__name__
-    return (
-        isinstance(func, ast.Attribute) and func.attr == "__class__"
-        and isinstance(func.value, ast.Name) and func.value.id == "self"
-    )
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:

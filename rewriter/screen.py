@@ -88,10 +88,12 @@ _CLASS_CALL_METHODS = frozenset({"__init__", "__enter__", "__exit__"})
 #: calling a submodule attribute (``self.attr(x)``) runs one of these
 _SUBMODULE_METHODS = frozenset({"forward", "__call__"})
 
-#: an identifier, then ``(``: blanks, backslash-newlines, comments and ``)`` may come between
-_CALL = re.compile(r"\b(\w++)(?:[\s\\)]|#[^\n]*)*+\(")
+#: what may come between a called name and its ``(``: blanks, backslash-newlines, comments, ``)``
+_TO_PAREN = r"(?:[\s\\)]|#[^\n]*)*+\("
+#: an identifier, then ``(``
+_CALL = re.compile(r"\b(\w++)" + _TO_PAREN)
 #: a call of a name that may break whatever the module defines (``_CALL``, for those names only)
-_WATCHED_CALL = re.compile(r"\b(?:%s)\b(?:[\s\\)]|#[^\n]*)*+\(" % "|".join(map(re.escape, sorted(_WATCHED))))
+_WATCHED_CALL = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, sorted(_WATCHED))) + _TO_PAREN)
 #: ``perf_counter as pc``: an import alias of a catalogue name
 _ALIAS = re.compile(r"\b(?:%s)(?:[\s\\]|#[^\n]*)+as\b" % "|".join(sorted(_PARENTS)))
 _BLANK = " \t\f\\"
