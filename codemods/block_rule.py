@@ -141,16 +141,7 @@ def split_index(body: Sequence[cst.BaseStatement], breaking: Sequence[BreakSite]
 
 
 def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
-    found = False
-
-    class _Find(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            nonlocal found
-            found = found or node is inner
-            return not found
-
-    walk.visit(outer, _Find())
-    return found
+    return any(node is inner for node in walk.descendants(outer))
 
 
 def with_body(block: cst.BaseSuite, statements: Sequence[cst.BaseStatement]) -> cst.IndentedBlock:

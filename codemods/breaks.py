@@ -188,15 +188,11 @@ class _Collector(ScopeTracker):
 
 def _class_names_called(node: cst.CSTNode) -> set[str]:
     """Bare class-like names called anywhere in an expression (``Block(...)``)."""
-    found: set[str] = set()
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            if isinstance(call.func, cst.Name) and call.func.value[:1].isupper():
-                found.add(call.func.value)
-
-    walk.visit(node, _Calls())
-    return found
+    return {
+        call.func.value
+        for call in walk.descendants(node)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value[:1].isupper()
+    }
 
 
 class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]):
@@ -311,48 +307,42 @@ def find_breaks(
     if isinstance(nodes, cst.CSTNode):
         nodes = [nodes]
     sites: list[BreakSite] = []
-
-    class _Walk(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                return False
+    recorded = bool(extra_lines) and line_of is not None
+    for root in nodes:
+        # A loop's own condition is passed in as an expression (``while x.item() > 0:``).
+        if recorded and isinstance(root, cst.BaseExpression):
+            if line_of(root) in extra_lines:  # type: ignore[misc]
+                sites.append(BreakSite(root, BreakReason("recorded as a graph break by a run")))
+        for node in walk.descendants(root, _runs_here):
             if isinstance(node, cst.Call):
                 reason = lookup(node)
                 if reason is not None:
                     sites.append(BreakSite(node, reason))
-            elif extra_lines and line_of is not None and isinstance(node, cst.BaseSmallStatement):
-                if line_of(node) in extra_lines:
+            elif recorded and isinstance(node, cst.BaseSmallStatement):
+                if line_of(node) in extra_lines:  # type: ignore[misc]
                     sites.append(BreakSite(node, BreakReason("recorded as a graph break by a run")))
-            elif extra_lines and line_of is not None and isinstance(node, (cst.If, cst.While)):
+            elif recorded and isinstance(node, (cst.If, cst.While)):
                 # A break recorded on the header is in the condition: a data-dependent branch.
-                if line_of(node) in extra_lines:
+                if line_of(node) in extra_lines:  # type: ignore[misc]
                     sites.append(BreakSite(node.test, BreakReason("recorded as a graph break by a run")))
-            return True
-
-    for node in nodes:
-        # A loop's own condition is passed in as an expression (``while x.item() > 0:``).
-        if extra_lines and line_of is not None and isinstance(node, cst.BaseExpression):
-            if line_of(node) in extra_lines:
-                sites.append(BreakSite(node, BreakReason("recorded as a graph break by a run")))
-        walk.visit(node, _Walk())
     return sites
 
 
+def _runs_here(node: cst.CSTNode) -> bool:
+    """What is below ``node`` runs when it runs (not so for a definition's body)."""
+    return not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+
+
 def _returns_in(nodes: Sequence[cst.CSTNode]) -> list[cst.Return]:
-    found: list[cst.Return] = []
+    return [
+        node for root in nodes for node in walk.descendants(root, _may_hold_return)
+        if isinstance(node, cst.Return)
+    ]
 
-    class _Walk(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            # A return is a statement: expressions never hold one.
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
-                return False
-            if isinstance(node, cst.Return):
-                found.append(node)
-            return True
 
-    for node in nodes:
-        walk.visit(node, _Walk())
-    return found
+def _may_hold_return(node: cst.CSTNode) -> bool:
+    # A return is a statement: expressions never hold one, and a nested definition's is its own.
+    return not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression))
 
 
 def sites_that_skip(

@@ -138,16 +138,10 @@ class CompileInner(PlacementRule):
                     self.plan_nested(Site(arg.value, call, inner.value, call))  # type: ignore[arg-type]
 
     def wrapper_calls(self, module: cst.Module) -> list[cst.Call]:
-        facts = self.facts
-        found: list[cst.Call] = []
-
-        class _Find(cst.CSTVisitor):
-            def visit_Call(self, node: cst.Call) -> None:
-                if facts.qualified(node.func) & ALL_WRAPPERS:
-                    found.append(node)
-
-        walk.visit(module, _Find())
-        return found
+        return [
+            node for node in walk.descendants(module)
+            if isinstance(node, cst.Call) and self.facts.qualified(node.func) & ALL_WRAPPERS
+        ]
 
     # -- torch.compile(DDP(m)) and ddp = torch.compile(ddp) ----------------------
     def plan_compile(self, call: cst.Call) -> None:
@@ -264,13 +258,5 @@ class CompileInner(PlacementRule):
 
 
 def _mentions(node: cst.CSTNode, name: str) -> bool:
-    found = False
     root = name.split(".")[0]
-
-    class _Find(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            nonlocal found
-            found = found or n.value == root
-
-    walk.visit(node, _Find())
-    return found
+    return any(isinstance(n, cst.Name) and n.value == root for n in walk.descendants(node))

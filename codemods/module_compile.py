@@ -77,35 +77,20 @@ class Verdict:
 
 def relies_on_wrapper(module: cst.Module) -> bool:
     """The file touches ``_orig_mod`` or ``OptimizedModule``: it expects the wrapper."""
-    found = False
-
-    class _Find(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            nonlocal found
-            found = found or node.value in ("_orig_mod", "OptimizedModule")
-
-        def visit_SimpleString(self, node: cst.SimpleString) -> None:
-            nonlocal found
-            found = found or "_orig_mod" in node.value
-
-    walk.visit(module, _Find())
-    return found
+    return any(
+        (isinstance(node, cst.Name) and node.value in ("_orig_mod", "OptimizedModule"))
+        or (isinstance(node, cst.SimpleString) and "_orig_mod" in node.value)
+        for node in walk.descendants(module)
+    )
 
 
 def compile_sites(module: cst.Module, facts: ModuleFacts) -> list[cst.Call]:
     """Every ``torch.compile(x, ...)`` call with an object to compile (decorators excluded)."""
-    calls: list[cst.Call] = []
-
-    class _Find(cst.CSTVisitor):
-        def visit_Decorator(self, node: cst.Decorator) -> bool:
-            return False  # `@torch.compile(...)` decorates a function
-
-        def visit_Call(self, node: cst.Call) -> None:
-            if facts.is_compile_call(node) and module_argument(node, "model") is not None:
-                calls.append(node)
-
-    walk.visit(module, _Find())
-    return calls
+    return [
+        # `@torch.compile(...)` decorates a function: decorators are not entered
+        node for node in walk.descendants(module, lambda node: not isinstance(node, cst.Decorator))
+        if isinstance(node, cst.Call) and facts.is_compile_call(node) and module_argument(node, "model") is not None
+    ]
 
 
 def nested_with_wrapper(call: cst.Call, obj: cst.BaseExpression, facts: ModuleFacts) -> bool:

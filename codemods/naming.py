@@ -34,6 +34,6 @@ class NameAllocator:
 
 def _names(module: cst.Module) -> list[str]:
     return [
-        node.value for node in walk.descendants(module, lambda node: True)
+        node.value for node in walk.descendants(module)
         if isinstance(node, cst.Name) and node.value.startswith("_gbfix_")
     ]

@@ -77,30 +77,22 @@ _FRAME_INTROSPECTION = frozenset({"locals", "vars", "exec", "eval"})
 
 
 def _frame_sensitive(stmt: cst.CSTNode) -> str:
-    found = ""
+    for node in walk.descendants(stmt, _in_same_frame):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            if node.func.value == "super" and not node.args:
+                return "zero-argument `super()`"
+            if node.func.value in _FRAME_INTROSPECTION:
+                return f"`{node.func.value}()`"
+        elif isinstance(node, cst.Name) and node.value == "__class__":
+            return "`__class__`"
+    return ""
 
-    class _Find(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return is_generated(node.name.value)
 
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_Call(self, node: cst.Call) -> None:
-            nonlocal found
-            if isinstance(node.func, cst.Name):
-                if node.func.value == "super" and not node.args:
-                    found = found or "zero-argument `super()`"
-                elif node.func.value in _FRAME_INTROSPECTION:
-                    found = found or f"`{node.func.value}()`"
-
-        def visit_Name(self, node: cst.Name) -> None:
-            nonlocal found
-            if node.value == "__class__":
-                found = found or "`__class__`"
-
-    walk.visit(stmt, _Find())
-    return found
+def _in_same_frame(node: cst.CSTNode) -> bool:
+    """What is below ``node`` runs in its frame: not so in a lambda or a def (but for our own helpers)."""
+    if isinstance(node, cst.FunctionDef):
+        return is_generated(node.name.value)
+    return not isinstance(node, cst.Lambda)
 
 
 def plan_outline(stmt: cst.BaseStatement, func: cst.FunctionDef) -> Union[OutlinePlan, OutlineRefusal]:

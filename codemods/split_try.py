@@ -414,40 +414,34 @@ def _bound_before(func: cst.FunctionDef, node: cst.Try, index: int) -> Optional[
     start = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
     start |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
 
-    def walk(statements: Sequence[cst.BaseStatement], bound: frozenset[str]) -> Optional[frozenset[str]]:
-        for stmt in statements:
-            if stmt is node:
-                for earlier in body_statements(node.body)[:index]:
-                    bound |= _binds(earlier)
-                return bound
-            for suite, entered in _suites(stmt):
-                found = walk(suite, bound | entered)
-                if found is not None:
-                    return found
-            bound |= _binds(stmt)
-        return None
+    return _bound_at(body_statements(func.body), frozenset(start), node, index)
 
-    return walk(body_statements(func.body), frozenset(start))
+
+def _bound_at(
+    statements: Sequence[cst.BaseStatement], bound: frozenset[str], node: cst.Try, index: int
+) -> Optional[frozenset[str]]:
+    for stmt in statements:
+        if stmt is node:
+            for earlier in body_statements(node.body)[:index]:
+                bound |= _binds(earlier)
+            return bound
+        for suite, entered in _suites(stmt):
+            found = _bound_at(suite, bound | entered, node, index)
+            if found is not None:
+                return found
+        bound |= _binds(stmt)
+    return None
 
 
 def _ever_unbound(func: cst.FunctionDef) -> frozenset[str]:
     """Names some code in ``func`` (nested scopes included) may unbind: ``del`` targets and
     ``except ... as`` names (deleted when their handler ends)."""
     names: set[str] = set()
-
-    class _Find(cst.CSTVisitor):
-        def visit_Del(self, node: cst.Del) -> None:
+    for node in walk.descendants(func):
+        if isinstance(node, cst.Del):
             names.update(_target_names(node.target))
-
-        def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-            if node.name is not None:
-                names.update(_target_names(node.name.name))
-
-        def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
-            if node.name is not None:
-                names.update(_target_names(node.name.name))
-
-    walk.visit(func, _Find())
+        elif isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)) and node.name is not None:
+            names.update(_target_names(node.name.name))
     return frozenset(names)
 
 

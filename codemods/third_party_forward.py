@@ -384,16 +384,9 @@ def _torch_alias(module: cst.Module, line_of) -> tuple[Optional[str], Optional[i
 def _copied_names(module: cst.Module, facts: ModuleFacts) -> set[str]:
     """Names passed to ``copy.deepcopy``, ``pickle.dump``, ``torch.save``… anywhere in the file."""
     names: set[str] = set()
-
-    class _Find(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if facts.qualified(node.func) & _COPIERS:
-                for arg in node.args:
-                    shown = dotted_name(arg.value)
-                    if shown:
-                        names.add(shown)
-
-    walk.visit(module, _Find())
+    for node in walk.descendants(module):
+        if isinstance(node, cst.Call) and facts.qualified(node.func) & _COPIERS:
+            names.update(shown for shown in map(dotted_name, (arg.value for arg in node.args)) if shown)
     return names
 
 

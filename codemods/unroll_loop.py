@@ -212,15 +212,10 @@ def _split_value(value: cst.BaseExpression, arity: int) -> Optional[list[cst.Bas
 
 
 def _sets_attributes(body: cst.CSTNode) -> bool:
-    found = False
-
-    class _Find(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            nonlocal found
-            found = found or not isinstance(node.target, cst.Name)
-
-    walk.visit(body, _Find())
-    return found
+    return any(
+        isinstance(node, cst.AssignTarget) and not isinstance(node.target, cst.Name)
+        for node in walk.descendants(body)
+    )
 
 
 def plan_unroll(

@@ -126,23 +126,20 @@ def _visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     visitor.on_leave(node)
 
 
-def descendants(node: cst.CSTNode, enter: Callable[[cst.CSTNode], bool]) -> Iterator[cst.CSTNode]:
-    """``node`` and what is under it, in visiting order; ``enter`` says whether to go below a node."""
-    stack: list[Iterator[cst.CSTNode]] = [iter((node,))]
+def descendants(node: cst.CSTNode, enter: Optional[Callable[[cst.CSTNode], bool]] = None) -> Iterator[cst.CSTNode]:
+    """``node`` and what is under it, in visiting order; ``enter`` says whether to go below a node (default: always)."""
+    stack = [node]
     while stack:
-        for current in stack[-1]:
-            yield current
-            if enter(current):
-                stack.append(iter(children(current)))
-            break
-        else:
-            stack.pop()
+        current = stack.pop()
+        yield current
+        if enter is None or enter(current):
+            stack.extend(reversed(children(current)))
 
 
 def all_distinct(node: cst.CSTNode) -> bool:
     """Whether no node object appears twice under ``node`` (metadata is keyed by node)."""
     seen: set[int] = set()
-    for current in descendants(node, lambda _: True):
+    for current in descendants(node):
         if id(current) in seen:
             return False
         seen.add(id(current))
@@ -205,18 +202,19 @@ def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor
     if hooks is None:
         cst.visit_batched(module, visitors)
         return
-    visits, leaves = hooks
+    _walk_with_hooks(module, *hooks)
 
-    def walk(node: cst.CSTNode) -> None:
-        name = type(node).__name__
-        for hook in visits.get(name, ()):
-            hook(node)
-        for child in children(node):
-            walk(child)
-        for hook in leaves.get(name, ()):
-            hook(node)
 
-    walk(module)
+def _walk_with_hooks(node: cst.CSTNode, visits: dict[str, list[Callable]], leaves: dict[str, list[Callable]]) -> None:
+    # Not a closure: a function that calls itself through its own cell is a reference
+    # cycle, which would keep the walked tree alive until the cyclic collector runs.
+    name = type(node).__name__
+    for hook in visits.get(name, ()):
+        hook(node)
+    for child in children(node):
+        _walk_with_hooks(child, visits, leaves)
+    for hook in leaves.get(name, ()):
+        hook(node)
 
 
 class ReadOnlyMetadataWrapper(MetadataWrapper):
@@ -242,12 +240,12 @@ class ParentProvider(ParentNodeProvider):
     """libcst's ``ParentNodeProvider`` (each node's parent), from one read-only walk."""
 
     def visit_Module(self, node: cst.Module) -> None:
-        def walk(parent: cst.CSTNode) -> None:
+        stack = [node]
+        while stack:
+            parent = stack.pop()
             for child in children(parent):
                 self.set_metadata(child, parent)
-                walk(child)
-
-        walk(node)
+                stack.append(child)
 
 
 class QualifiedNames(QualifiedNameProvider):

@@ -54,7 +54,7 @@ import re
 import unicodedata
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Iterator, Optional, Sequence
 
 from codemods import REGISTRY
 from codemods.catalogue import CATALOGUE, LOGGER_NAMES, SCREEN_TOKENS
@@ -92,13 +92,32 @@ _SUBMODULE_METHODS = frozenset({"forward", "__call__"})
 _TO_PAREN = r"(?:[\s\\)]|#[^\n]*)*+\("
 #: an identifier, then ``(``
 _CALL = re.compile(r"\b(\w++)" + _TO_PAREN)
-#: a call of a name that may break whatever the module defines (``_CALL``, for those names only)
-_WATCHED_CALL = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, sorted(_WATCHED))) + _TO_PAREN)
-#: ``perf_counter as pc``: an import alias of a catalogue name
-_ALIAS = re.compile(r"\b(?:%s)(?:[\s\\]|#[^\n]*)+as\b" % "|".join(sorted(_PARENTS)))
+#: what follows a called name up to its ``(`` (``_CALL`` without the name)
+_CALL_REST = re.compile(_TO_PAREN)
+#: what follows ``perf_counter`` in ``perf_counter as pc``, an import alias of a catalogue name
+_ALIAS_REST = re.compile(r"(?:[\s\\]|#[^\n]*)+as\b")
 _BLANK = " \t\f\\"
 #: marks a blanked body in a skeleton; a file that holds it is never blanked
 _STUB_MARK = "# gbfix-screen-stub-"
+
+
+def _is_word_char(char: str) -> bool:
+    """What ``\\w`` matches in a ``str`` pattern."""
+    return char.isalnum() or char == "_"
+
+
+def _word_ends(text: str, word: str) -> Iterator[int]:
+    """Where each ``word`` in ``text`` that no identifier character comes before ends."""
+    start = text.find(word)
+    while start >= 0:
+        if start == 0 or not _is_word_char(text[start - 1]):
+            yield start + len(word)
+        start = text.find(word, start + 1)
+
+
+def has_word(text: str, word: str) -> bool:
+    """``re.search(rf"\\b{word}\\b", text)``, without trying the pattern at every position."""
+    return any(end == len(text) or not _is_word_char(text[end]) for end in _word_ends(text, word))
 
 
 def _normal(name: str) -> str:
@@ -283,12 +302,17 @@ class ScreenFacts:
     def _may_break_at_all(self) -> bool:
         """A call of a catalogue name, or an import alias of one, is written somewhere."""
         if self._may_break is None:
-            if self.text.isascii():
-                # Identifiers are their own NFKC form: one search finds the first watched call.
-                watched = _WATCHED_CALL.search(self.text) is not None
-            else:
-                watched = any(name in _WATCHED for _, name, _ in self._raw_calls())
-            self._may_break = watched or _ALIAS.search(self.text) is not None
+            text = self.text
+            # One search per watched name: Python's regular expressions are slow to try
+            # an alternation of words at every position of a file.
+            self._may_break = any(
+                _CALL_REST.match(text, end) or (name in _PARENTS and _ALIAS_REST.match(text, end))
+                for name in _WATCHED
+                for end in _word_ends(text, name)
+            )
+            if not self._may_break and not text.isascii():
+                # An identifier is read in its NFKC form: ``ｐrint(`` calls ``print``.
+                self._may_break = any(name in _WATCHED for _, name, _ in self._raw_calls())
         return self._may_break
 
     # -- statements ---------------------------------------------------------------------
@@ -920,10 +944,6 @@ class Verdict:
     codes: tuple[str, ...] = ()
 
 
-#: the words that open each holder kind (``while(x):`` has no space after the word)
-_KEYWORDS = {kind: re.compile(rf"\b{kind}\b") for kind in HOLDER_KINDS}
-
-
 def text_could_match(text: str, code: str, facts: Optional[ScreenFacts] = None) -> bool:
     """Stage 1 for one rule: its own fragments, and a catalogue call if it needs a break.
 
@@ -933,7 +953,8 @@ def text_could_match(text: str, code: str, facts: Optional[ScreenFacts] = None) 
     """
     rule = REGISTRY[code]
     if SOUND and rule.SCREEN_HOLDERS:
-        if not any(_KEYWORDS[kind].search(text) for kind in rule.SCREEN_HOLDERS):
+        # the words that open each holder kind (``while(x):`` has no space after the word)
+        if not any(has_word(text, kind) for kind in rule.SCREEN_HOLDERS):
             return False
     elif rule.SCREEN and not any(token in text for token in rule.SCREEN):
         return False

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+import gc
+import glob
 import io
 import os
 
+import libcst as cst
 import pytest
 
 from rewriter import batch
@@ -88,3 +92,50 @@ def test_progress_draws_and_clears_on_a_terminal():
     assert "2/2 files" in text
     assert text.endswith("\r\033[K")  # nothing left on the line afterwards
     assert Progress(2, enabled=False, stream=_Terminal()).enabled is False
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_process_file_leaves_the_collector_as_it_found_it(tmp_path, enabled):
+    path = tmp_path / "m.py"
+    path.write_text(LOOP)
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        assert isinstance(batch.process_file(str(path), Settings()), Changed)
+        assert gc.isenabled() == enabled
+    finally:
+        gc.enable() if was else gc.disable()
+
+
+def _loop_rule_cases():
+    from tests.golden import GOLDEN
+
+    # GBF005/006 read whole files with libcst's own scope analysis, which makes cycles of its own.
+    return sorted(glob.glob(os.path.join(GOLDEN, "GBF00[1-4]", "*.in.py")))
+
+
+@pytest.mark.parametrize("fix_mode", ["report", "safe"])
+def test_the_loop_rules_leave_no_tree_in_a_reference_cycle(fix_mode):
+    """A file's syntax trees are freed as soon as it is done, not when the collector next runs.
+
+    A cycle that reaches a tree keeps all of it alive until the collector
+    walks it, and paused, that is once per file. (The standard library's
+    ``ast.literal_eval`` leaves a few cycles of its own closures: no tree.)
+    """
+    settings = Settings(fix_mode=fix_mode, torch_only=False)
+    was = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for path in _loop_rule_cases():
+            batch._process_file(path, settings)
+            gc.collect()
+            nodes = [type(o).__name__ for o in gc.garbage if isinstance(o, (cst.CSTNode, ast.AST))]
+            gc.garbage.clear()
+            assert not nodes, f"{os.path.basename(path)} left {nodes[:5]}... in reference cycles"
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was:
+            gc.enable()

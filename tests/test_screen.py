@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import textwrap
 from typing import Any, Optional
 
@@ -301,6 +302,48 @@ def test_possible_breaks_are_seen(source: str) -> None:
 ])
 def test_what_cannot_break_is_screened_out(source: str) -> None:
     assert not _holds(source)
+
+
+# The text stage searches word by word; these are the patterns it stands for.
+_WATCHED_CALL = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, sorted(screen._WATCHED))) + screen._TO_PAREN)
+_ALIAS = re.compile(r"\b(?:%s)(?:[\s\\]|#[^\n]*)+as\b" % "|".join(map(re.escape, sorted(screen._PARENTS))))
+_PIECES = ["print", "log", "time", "warn", "ing", "item", "as", "x", "_", "é", "ｐrint", ".", " ", "\t", "\n",
+           "(", ")", "#", "\\", "for", "while", "try"]
+
+
+def _may_break_by_pattern(text: str) -> bool:
+    facts = screen.ScreenFacts(text)
+    if facts.text.isascii():
+        watched = _WATCHED_CALL.search(facts.text) is not None
+    else:
+        watched = any(name in screen._WATCHED for _, name, _ in facts._raw_calls())
+    return watched or _ALIAS.search(facts.text) is not None
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.lists(st.sampled_from(_PIECES), max_size=14).map("".join))
+def test_text_stage_searches_answer_as_the_patterns_do(text: str) -> None:
+    assert screen.ScreenFacts(text)._may_break_at_all() == _may_break_by_pattern(text)
+    for word in ("for", "while", "try", "print"):
+        assert screen.has_word(text, word) == (re.search(rf"\b{word}\b", text) is not None)
+
+
+@pytest.mark.parametrize("text", [
+    "print(x)", "sprint(x)", "print_(x)", "x.print  (y)", "print # c\n (x)", "print\\\n(x)", "éprint(x)",
+    "ｐrint(x)", "from time import perf_counter as pc", "perf_counter # c\n as pc", "log as", "logas",
+    "while", "awhile", "while_", "try:", "entry",
+])
+def test_text_stage_searches_on_chosen_texts(text: str) -> None:
+    assert screen.ScreenFacts(text)._may_break_at_all() == _may_break_by_pattern(text)
+    for word in ("while", "try"):
+        assert screen.has_word(text, word) == (re.search(rf"\b{word}\b", text) is not None)
+
+
+def test_text_stage_searches_on_the_golden_corpus() -> None:
+    for path in GOLDEN_INPUTS:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        assert screen.ScreenFacts(text)._may_break_at_all() == _may_break_by_pattern(text), path
 
 
 def test_calls_tells_torch_compile_from_re_compile() -> None:
