@@ -191,7 +191,7 @@ class Rule(Codemod, cst.CSTTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         descend = super().on_visit(node)
         # A simple line's own leave_ hook still runs; only what is inside it is skipped.
-        return descend and (not self.STATEMENTS_ONLY or isinstance(node, walk.STATEMENT_HOLDERS))
+        return descend and (not self.STATEMENTS_ONLY or type(node) in walk.STATEMENT_HOLDERS)
 
     # -- reporting --------------------------------------------------------------
     def line_of(self, node: cst.CSTNode) -> int:
@@ -310,13 +310,16 @@ class FunctionScopedRule(Rule):
         return self.functions[-1] if self.functions else None
 
 
+_DEFINITIONS = walk.node_types(cst.FunctionDef, cst.ClassDef)
+
+
 def _definitions_in(node: cst.CSTNode) -> Iterator[Union[cst.FunctionDef, cst.ClassDef]]:
     """The ``def`` and ``class`` statements in ``node``'s blocks, not those nested in them
     (expressions are not entered)."""
     stack: list[cst.CSTNode] = [node.body]  # type: ignore[attr-defined]
     while stack:
         for child in walk.children(stack.pop()):
-            if isinstance(child, (cst.FunctionDef, cst.ClassDef)):
-                yield child
-            elif isinstance(child, walk.STATEMENT_HOLDERS):
+            if type(child) in _DEFINITIONS:
+                yield child  # type: ignore[misc]
+            elif type(child) in walk.STATEMENT_HOLDERS:
                 stack.append(child)

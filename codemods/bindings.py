@@ -513,7 +513,7 @@ class DeclareHelperNonlocals(cst.CSTTransformer):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         # Only function definitions change: what is inside a simple line is not entered.
-        return super().on_visit(node) and isinstance(node, walk.STATEMENT_HOLDERS)
+        return super().on_visit(node) and type(node) in walk.STATEMENT_HOLDERS
 
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef

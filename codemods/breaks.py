@@ -314,7 +314,7 @@ def find_breaks(
             if line_of(root) in extra_lines:  # type: ignore[misc]
                 sites.append(BreakSite(root, BreakReason("recorded as a graph break by a run")))
         for node in walk.descendants(root, _runs_here):
-            if isinstance(node, cst.Call):
+            if type(node) is cst.Call:
                 reason = lookup(node)
                 if reason is not None:
                     sites.append(BreakSite(node, reason))
@@ -330,7 +330,11 @@ def find_breaks(
 
 def _runs_here(node: cst.CSTNode) -> bool:
     """What is below ``node`` runs when it runs (not so for a definition's body)."""
-    return not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+    return type(node) not in _DEFINITIONS
+
+
+_DEFINITIONS = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef)
+_NO_RETURN_BELOW = walk.node_types(cst.FunctionDef, cst.ClassDef, cst.BaseExpression)
 
 
 def _returns_in(nodes: Sequence[cst.CSTNode]) -> list[cst.Return]:
@@ -342,7 +346,7 @@ def _returns_in(nodes: Sequence[cst.CSTNode]) -> list[cst.Return]:
 
 def _may_hold_return(node: cst.CSTNode) -> bool:
     # A return is a statement: expressions never hold one, and a nested definition's is its own.
-    return not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression))
+    return type(node) not in _NO_RETURN_BELOW
 
 
 def sites_that_skip(

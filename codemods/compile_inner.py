@@ -140,7 +140,7 @@ class CompileInner(PlacementRule):
     def wrapper_calls(self, module: cst.Module) -> list[cst.Call]:
         return [
             node for node in walk.descendants(module)
-            if isinstance(node, cst.Call) and self.facts.qualified(node.func) & ALL_WRAPPERS
+            if type(node) is cst.Call and self.facts.qualified(node.func) & ALL_WRAPPERS
         ]
 
     # -- torch.compile(DDP(m)) and ddp = torch.compile(ddp) ----------------------

@@ -78,8 +78,8 @@ class Verdict:
 def relies_on_wrapper(module: cst.Module) -> bool:
     """The file touches ``_orig_mod`` or ``OptimizedModule``: it expects the wrapper."""
     return any(
-        (isinstance(node, cst.Name) and node.value in ("_orig_mod", "OptimizedModule"))
-        or (isinstance(node, cst.SimpleString) and "_orig_mod" in node.value)
+        (type(node) is cst.Name and node.value in ("_orig_mod", "OptimizedModule"))  # type: ignore[attr-defined]
+        or (type(node) is cst.SimpleString and "_orig_mod" in node.value)  # type: ignore[attr-defined]
         for node in walk.descendants(module)
     )
 
@@ -88,8 +88,8 @@ def compile_sites(module: cst.Module, facts: ModuleFacts) -> list[cst.Call]:
     """Every ``torch.compile(x, ...)`` call with an object to compile (decorators excluded)."""
     return [
         # `@torch.compile(...)` decorates a function: decorators are not entered
-        node for node in walk.descendants(module, lambda node: not isinstance(node, cst.Decorator))
-        if isinstance(node, cst.Call) and facts.is_compile_call(node) and module_argument(node, "model") is not None
+        node for node in walk.descendants(module, lambda node: type(node) is not cst.Decorator)
+        if type(node) is cst.Call and facts.is_compile_call(node) and module_argument(node, "model") is not None
     ]
 
 

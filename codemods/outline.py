@@ -78,21 +78,21 @@ _FRAME_INTROSPECTION = frozenset({"locals", "vars", "exec", "eval"})
 
 def _frame_sensitive(stmt: cst.CSTNode) -> str:
     for node in walk.descendants(stmt, _in_same_frame):
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        if type(node) is cst.Call and type(node.func) is cst.Name:
             if node.func.value == "super" and not node.args:
                 return "zero-argument `super()`"
             if node.func.value in _FRAME_INTROSPECTION:
                 return f"`{node.func.value}()`"
-        elif isinstance(node, cst.Name) and node.value == "__class__":
+        elif type(node) is cst.Name and node.value == "__class__":
             return "`__class__`"
     return ""
 
 
 def _in_same_frame(node: cst.CSTNode) -> bool:
     """What is below ``node`` runs in its frame: not so in a lambda or a def (but for our own helpers)."""
-    if isinstance(node, cst.FunctionDef):
-        return is_generated(node.name.value)
-    return not isinstance(node, cst.Lambda)
+    if type(node) is cst.FunctionDef:
+        return is_generated(node.name.value)  # type: ignore[attr-defined]
+    return type(node) is not cst.Lambda
 
 
 def plan_outline(stmt: cst.BaseStatement, func: cst.FunctionDef) -> Union[OutlinePlan, OutlineRefusal]:

@@ -31,8 +31,25 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, QualifiedNameProvider
 from libcst.metadata.name_provider import QualifiedNameVisitor
 
+def node_types(*bases: type) -> frozenset[type]:
+    """``bases`` and every class derived from them, for ``type(node) in node_types(...)``.
+
+    libcst's node classes are ABCs, and ``isinstance`` with an ABC that is
+    not the node's own class is a slow call; the hot walks ask by type
+    instead. Classes derived after the call are not in the set.
+    """
+    found: set[type] = set()
+    stack = list(bases)
+    while stack:
+        cls = stack.pop()
+        if cls not in found:
+            found.add(cls)
+            stack.extend(cls.__subclasses__())
+    return frozenset(found)
+
+
 #: the nodes a statement can be inside of (a simple line holds small statements only)
-STATEMENT_HOLDERS = (
+STATEMENT_HOLDERS = node_types(
     cst.Module, cst.BaseSuite, cst.BaseCompoundStatement, cst.ExceptHandler, cst.ExceptStarHandler,
     cst.Else, cst.Finally, cst.MatchCase,
 )
@@ -260,8 +277,11 @@ class QualifiedNames(QualifiedNameProvider):
         visit(node, _NamedOnly(self))
 
 
+_NAMED = node_types(cst.BaseExpression, cst.ClassDef, cst.FunctionDef)
+
+
 class _NamedOnly(QualifiedNameVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.BaseExpression, cst.ClassDef, cst.FunctionDef)):
+        if type(node) in _NAMED:
             return super().on_visit(node)
         return True

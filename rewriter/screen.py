@@ -90,6 +90,7 @@ _SUBMODULE_METHODS = frozenset({"forward", "__call__"})
 
 #: what may come between a called name and its ``(``: blanks, backslash-newlines, comments, ``)``
 _TO_PAREN = r"(?:[\s\\)]|#[^\n]*)*+\("
+_WORD = re.compile(r"\w+")
 #: an identifier, then ``(``
 _CALL = re.compile(r"\b(\w++)" + _TO_PAREN)
 #: what follows a called name up to its ``(`` (``_CALL`` without the name)
@@ -115,9 +116,16 @@ def _word_ends(text: str, word: str) -> Iterator[int]:
         start = text.find(word, start + 1)
 
 
+def _whole_words(text: str, word: str) -> Iterator[int]:
+    """Where each ``word`` in ``text`` starts that is a word of its own (``\\bword\\b``)."""
+    for end in _word_ends(text, word):
+        if end == len(text) or not _is_word_char(text[end]):
+            yield end - len(word)
+
+
 def has_word(text: str, word: str) -> bool:
     """``re.search(rf"\\b{word}\\b", text)``, without trying the pattern at every position."""
-    return any(end == len(text) or not _is_word_char(text[end]) for end in _word_ends(text, word))
+    return next(_whole_words(text, word), None) is not None
 
 
 def _normal(name: str) -> str:
@@ -205,6 +213,7 @@ class ScreenFacts:
         self._parsed = False
         self._valid = False
         self._calls: Optional[list[tuple[int, str, int]]] = None
+        self._call_lines: Optional[list[int]] = None
         self._newline_offsets: Optional[list[int]] = None
         self._analysed = False
         self._may_break: Optional[bool] = None
@@ -246,10 +255,7 @@ class ScreenFacts:
         if last not in self.text:
             return False
         newlines = self._newlines()
-        lines = sorted({
-            bisect_left(newlines, m.start()) + 1
-            for m in re.finditer(rf"\b{re.escape(last)}\b", self.text)
-        })
+        lines = sorted({bisect_left(newlines, start) + 1 for start in _whole_words(self.text, last)})
         if not lines:
             return False
         if not self._parse():
@@ -288,6 +294,13 @@ class ScreenFacts:
         if self._newline_offsets is None:
             self._newline_offsets = [m.start() for m in re.finditer("\n", self.text)]
         return self._newline_offsets
+
+    def _calls_on(self, first: int, last: Optional[int]) -> list[tuple[int, str, int]]:
+        """:meth:`_raw_calls` whose name is on lines ``first`` to ``last``."""
+        calls = self._raw_calls()
+        if self._call_lines is None:
+            self._call_lines = [line for line, _, _ in calls]
+        return calls[bisect_left(self._call_lines, first):bisect_right(self._call_lines, last or first)]
 
     def _raw_calls(self) -> list[tuple[int, str, int]]:
         """(line, name, offset) of every identifier followed by ``(``."""
@@ -438,6 +451,8 @@ class ScreenFacts:
         if self._submodules is None:
             self._submodules = {}
             for selfs, node in self._self_assigns:
+                if not any(name[:1].isupper() for _, name, _ in self._calls_on(node.value.lineno, node.end_lineno)):
+                    continue  # no capitalised name is called on its lines (the text's calls hold every call)
                 called = {
                     n.func.id for n in ast.walk(node.value)
                     if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id[:1].isupper()
@@ -720,7 +735,7 @@ class ScreenFacts:
             calls = self._between(first, last) & needed
             if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)) or (
                 isinstance(stmt, (*_DEFS, ast.ClassDef)) and (calls or stmt.name in names)
-            ) or _binds(stmt) & sensitive:
+            ) or _binds_any(stmt, lines[first - 1:last], sensitive):
                 flush()
                 continue
             if not calls:
@@ -777,6 +792,14 @@ def _first(stmt: ast.stmt) -> int:
     for decorator in getattr(stmt, "decorator_list", ()):
         first = min(first, decorator.lineno)
     return first
+
+
+def _binds_any(stmt: ast.stmt, lines: list[str], names: set[str]) -> bool:
+    """``stmt`` (written on ``lines``) may bind one of ``names``."""
+    text = "\n".join(lines)
+    if text.isascii() and names.isdisjoint(_WORD.findall(text)):
+        return False  # a name it binds is written in it
+    return not names.isdisjoint(_binds(stmt))
 
 
 def _binds(stmt: ast.stmt) -> set[str]:
