@@ -21,6 +21,7 @@ from libcst.codemod import Codemod, CodemodContext
 
 from codemods import walk
 from codemods.breaks import BreakProvider, BreakReason, find_breaks
+from codemods.naming import NameAllocator
 from codemods.positions import LazyPositionProvider
 
 if TYPE_CHECKING:
@@ -76,6 +77,8 @@ class RuleOptions:
     recorded_third_party: frozenset[str] = frozenset()
     #: packages found under this directory (outside site-packages) are first-party
     project_root: str = ""
+    #: the number the next generated helper name gets (:mod:`codemods.naming`)
+    first_helper_number: int = 1
 
 
 #: statements whose finding a suppression on one of their breaks also covers
@@ -168,6 +171,7 @@ class Rule(Codemod, cst.CSTTransformer):
         Codemod.__init__(self, context)
         cst.CSTTransformer.__init__(self)
         self.options = options
+        self.names = NameAllocator(options.first_helper_number)
         self.findings: list[Finding] = []
         self.used_suppressions: set[int] = set()
 

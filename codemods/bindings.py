@@ -511,13 +511,23 @@ class DeclareHelperNonlocals(cst.CSTTransformer):
     parent; they assign nothing, so behaviour does not change.
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        #: the statement holders with a generated helper somewhere inside them
+        self._leading_to_helpers: set[int] = set()
+
+    def visit_Module(self, node: cst.Module) -> None:
+        _holders_of_helpers(node, self._leading_to_helpers)
+
     def on_visit(self, node: cst.CSTNode) -> bool:
-        # Only function definitions change: what is inside a simple line is not entered.
-        return super().on_visit(node) and type(node) in walk.STATEMENT_HOLDERS
+        # Only functions with a helper inside change: nothing else is entered (and rebuilt).
+        return super().on_visit(node) and id(node) in self._leading_to_helpers
 
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
+        if id(original_node) not in self._leading_to_helpers:
+            return updated_node  # left without being entered: no helper inside
         finder = _HelperNonlocals()
         walk.visit(updated_node.body, finder)
         if not finder.names:
@@ -538,6 +548,20 @@ class DeclareHelperNonlocals(cst.CSTTransformer):
         else:
             body[at:at] = [local_declaration(name) for name in missing]
         return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
+
+
+def _holders_of_helpers(node: cst.CSTNode, found: set[int]) -> bool:
+    """Whether a generated helper is defined somewhere inside ``node``; adds the ids of
+    ``node`` and of the statement holders under it for which that is so to ``found``."""
+    holds = False
+    for child in walk.children(node):
+        if type(child) is cst.FunctionDef and is_generated(child.name.value):  # type: ignore[attr-defined]
+            holds = True
+        if type(child) in walk.STATEMENT_HOLDERS and _holders_of_helpers(child, found):
+            holds = True
+    if holds:
+        found.add(id(node))
+    return holds
 
 
 def _is_docstring(stmt: cst.BaseStatement) -> bool:

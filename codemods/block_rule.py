@@ -18,7 +18,6 @@ from codemods import walk
 from codemods.base import FunctionScopedRule
 from codemods.breaks import BreakProvider, BreakSite, find_breaks
 from codemods.names import NameScopeProvider, qualified_names
-from codemods.naming import NameAllocator
 from codemods.outline import (
     OUTLINED_PREFIXES,
     OutlineRefusal,
@@ -40,9 +39,6 @@ class BlockRule(FunctionScopedRule):
         super().__init__(*args, **kwargs)
         #: per enclosing function: the block statements we are inside that break
         self.open_blocks: list[int] = []
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self.names = NameAllocator(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)

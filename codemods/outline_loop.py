@@ -52,7 +52,6 @@ import libcst as cst
 
 from codemods.base import Example
 from codemods.loop_rule import Loop, LoopRule
-from codemods.naming import NameAllocator
 from codemods.outline import (
     OUTLINED_PREFIXES,
     OutlineRefusal,
@@ -110,9 +109,6 @@ class OutlineLoop(LoopRule):
         super().__init__(*args, **kwargs)
         #: per enclosing function, how many loops we are inside
         self.loop_depth: list[int] = []
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self.names = NameAllocator(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)

@@ -75,7 +75,6 @@ from codemods.bindings import (
 from codemods.breaks import dotted_name
 from codemods.fstrings import FStringsToFormat
 from codemods.loop_rule import LoopRule
-from codemods.naming import NameAllocator
 
 # -- which loops can be unrolled ------------------------------------------------
 
@@ -420,9 +419,6 @@ class UnrollLoop(LoopRule):
             after=None,
         ),
     )
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self.names = NameAllocator(node)
 
     def leave_For(
         self, original_node: cst.For, updated_node: cst.For

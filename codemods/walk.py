@@ -31,6 +31,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, QualifiedNameProvider
 from libcst.metadata.name_provider import QualifiedNameVisitor
 
+
 def node_types(*bases: type) -> frozenset[type]:
     """``bases`` and every class derived from them, for ``type(node) in node_types(...)``.
 

@@ -25,6 +25,7 @@ from libcst.codemod import CodemodContext
 from codemods import REGISTRY
 from codemods.base import Finding, RuleOptions, parse_suppressions
 from codemods.bindings import DeclareHelperNonlocals
+from codemods.naming import first_free_number
 from codemods.walk import ReadOnlyMetadataWrapper, all_distinct
 from rewriter.config import Settings
 from rewriter.screen import Skeleton, Verdict, imports_torch, screen
@@ -55,6 +56,7 @@ def rule_options(settings: Settings, text: str, path: str) -> RuleOptions:
         breaking_third_party=settings.breaking_third_party,
         recorded_third_party=settings.recorded_third_party,
         project_root=project_root(settings, path),
+        first_helper_number=first_free_number(text),
     )
 
 
@@ -87,6 +89,8 @@ def _run_rules(
             changed_by.append(code)
             # Helpers made for different statements may share a name no statement left binds.
             new = new.visit(DeclareHelperNonlocals())
+            # The names it made are in the tree now: the next rule numbers past them.
+            options = replace(options, first_helper_number=rule.names.next)
             if options.recorded_break_lines:
                 # The next rule sees new positions: move the recorded lines with their statements.
                 moved = follow_lines(wrapper.module.code, new.code, options.recorded_break_lines)

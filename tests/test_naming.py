@@ -1,0 +1,56 @@
+"""Generated helper names: never one already written in the file, never one twice."""
+
+from __future__ import annotations
+
+import re
+
+from codemods.naming import NameAllocator, first_free_number
+from rewriter.config import Settings
+from rewriter.engine import transform_source
+
+
+def test_first_free_number_reads_whole_identifiers_only() -> None:
+    assert first_free_number("def f():\n    pass\n") == 1
+    assert first_free_number("_gbfix_loop_3()\nx = _gbfix_ok_7\n") == 8
+    assert first_free_number("my_gbfix_loop_9 = _gbfix_loop_9x = _gbfix_Loop_9\n") == 1
+    assert first_free_number("print('_gbfix_inner_12')  # _gbfix_loop_2\n") == 13
+
+
+def test_allocator_counts_on() -> None:
+    names = NameAllocator(4)
+    assert [names.fresh("loop"), names.fresh("ok")] == ["_gbfix_loop_4", "_gbfix_ok_5"]
+    assert names.next == 6
+
+
+SOURCE = '''import torch
+
+
+def f(xs, cm):
+    total = 0
+    for x in xs:
+        print(x)
+        total += 1
+    with cm:
+        print(total)
+        total += 2
+    return total
+'''
+
+
+def _helpers(text: str) -> list[str]:
+    return re.findall(r"def (_gbfix_[a-z]+_\d+)", text)
+
+
+def test_helpers_of_different_rules_in_one_file_get_different_numbers() -> None:
+    new = transform_source(SOURCE, "m.py", Settings()).new_text
+    assert new is not None
+    helpers = _helpers(new)
+    assert len(helpers) == 2 and len(set(helpers)) == 2, new
+    assert sorted(int(h.rsplit("_", 1)[1]) for h in helpers) == [1, 2]
+
+
+def test_numbers_go_past_the_names_a_file_already_has() -> None:
+    source = SOURCE.replace("    total = 0\n", "    total = 0\n    _gbfix_loop_41 = None\n")
+    new = transform_source(source, "m.py", Settings()).new_text
+    assert new is not None
+    assert sorted(int(h.rsplit("_", 1)[1]) for h in _helpers(new)) == [42, 43], new
