@@ -20,11 +20,13 @@ cheap stages first, and libcst sees only what survives them:
    libcst gets a skeleton of the file: the same lines, with what cannot
    matter blanked. Kept whole: every function or method holding a
    candidate statement, and every one holding a nested definition named
-   like something called, a ``global``, a logger or submodule assignment
-   the break analysis reads. Functions a kept one may call, and that may
-   break, keep only what decides whether and why they break. Every other
-   function becomes ``def name(): ...``; docstrings and multi-line values
-   at module and class level become ``...`` (module level keeps the names
+   like something called, a ``global`` or a logger assignment the break
+   analysis reads. Functions a kept one may call, and that may break, keep
+   only what decides whether and why they break; one that assigns a
+   submodule a kept one calls (``self.block = Block()``) keeps those
+   assignments. Every other function becomes ``def name(): ...``;
+   docstrings, multi-line values at module level and every statement but
+   a definition at class level become ``...`` (module level keeps the names
    it binds). The rewritten skeleton gets the blanked text back; if it
    cannot be found intact the file is done again in full.
 
@@ -377,7 +379,9 @@ class ScreenFacts:
                 first = min(first, decorator.lineno)
             last = node.end_lineno or node.lineno
             self._statements.append((first, last, node))
-            if last > first and cls in _BLANKABLE and (id(node) in top or (owner and not in_function)):
+            # at module level only values over several lines are worth it (the names bound stay);
+            # class scope is invisible to methods: every line there goes
+            if cls in _BLANKABLE and ((last > first and id(node) in top) or (owner and not in_function)):
                 self._blankable.append((first, last, node, "module" if id(node) in top else "class"))
             if cls in _DEFS:
                 index = len(self._defs)
@@ -597,13 +601,13 @@ class ScreenFacts:
         """The file with the bodies of the functions no finding of ``kinds`` can need blanked.
 
         Kept whole: every function or method (not nested in another function)
-        that holds a candidate statement of ``kinds``; every one whose body
-        may break and that a kept one may call, to a fixpoint; every one
-        holding a nested definition named like something a kept one calls
-        (the break analysis finds callees by name); every one holding a
-        ``global`` statement, a logger assignment, an assignment of a
-        submodule a kept one may call, or a gbfix helper name. None when
-        nothing can be blanked.
+        that holds a candidate statement of ``kinds``; every one holding a
+        nested definition named like something a kept one calls (the break
+        analysis finds callees by name); every one holding a ``global``
+        statement, a logger assignment or a gbfix helper name. Thinned
+        (:meth:`_thinned`): every one whose body may break and that a kept
+        one may call, to a fixpoint, and every one assigning a submodule a
+        kept one may call. None when nothing can be blanked.
         """
         if _STUB_MARK in self.text or not self._parse():
             return None
@@ -655,25 +659,29 @@ class ScreenFacts:
                 break
         attrs = {key[2:] for key in wanted if key.startswith("s:")}
         attrs |= {a for var, found in self._loop_aliases.items() if "n:" + var in wanted for a in found}
-        special = sorted(
-            self._global_lines + self._logger_lines
-            + [line for attr in attrs if attr in self._submodule_map() for line in self._submodule_lines[attr]]
+        #: lines that keep their function whole: what they bind is read module-wide
+        binding = sorted(self._global_lines + self._logger_lines)
+        #: ``self.attr = Block(...)`` lines (attributes a kept function calls): kept with their blocks' headers
+        submodule = sorted(
+            line for attr in attrs if attr in self._submodule_map() for line in self._submodule_lines[attr]
         )
+        special = sorted(binding + submodule)
         lines = self.text.split("\n")
         regions: list[tuple[int, int, str]] = []
         names = {key[2:] for key in wanted if key}
         sensitive = self._sensitive()
         for index in units:
             d = self._defs[index]
-            if index in whole or _any_between(special, d.first, d.last):
+            if index in whole or _any_between(binding, d.first, d.last):
                 continue
             if "_gbfix_" in "\n".join(lines[d.first - 1:d.last]):
                 continue  # fresh helper names are numbered past every one in the file
             if index in kept and index in candidates:
                 continue
-            if index in kept:
-                # Only its verdict matters (does it break, and why): keep what decides it.
-                regions.extend(self._thinned(d.node.body, lines, names))
+            if index in kept or _any_between(submodule, d.first, d.last):
+                # Only its verdict matters (does it break, and why), and the submodules it
+                # assigns (``__init__``): keep what decides them.
+                regions.extend(self._thinned(d.node.body, lines, names, submodule))
                 continue
             node = d.node
             if not (_starts_line(lines[d.first - 1], node) and _ends_line(lines[d.last - 1], node)):
@@ -708,14 +716,17 @@ class ScreenFacts:
             return None
         return Skeleton.build(self.text, chosen)
 
-    def _thinned(self, body: list[ast.stmt], lines: list[str], names: set[str]) -> list[tuple[int, int, str]]:
+    def _thinned(
+        self, body: list[ast.stmt], lines: list[str], names: set[str], held: Sequence[int] = ()
+    ) -> list[tuple[int, int, str]]:
         """Regions of ``body`` (of a function only called by kept ones) that cannot change its verdict.
 
         Kept: statements holding a call that may break, an import, ``global``
         or ``nonlocal``, a binding of a name a catalogue call may be read
         through (``time = ...`` changes what ``time.time()`` is), a nested
-        definition named like something called. Compound statements that
-        hold such a call keep their headers and are thinned inside.
+        definition named like something called, what is on the ``held``
+        lines. Compound statements that hold such a call or line keep their
+        headers and are thinned inside.
         """
         needed = self.breaking
         sensitive = self._sensitive()
@@ -738,12 +749,12 @@ class ScreenFacts:
             ) or _binds_any(stmt, lines[first - 1:last], sensitive):
                 flush()
                 continue
-            if not calls:
+            if not calls and not _any_between(held, first, last):
                 run.append(stmt)
                 continue
             flush()
             for block in _blocks(stmt, lines):
-                regions.extend(self._thinned(block, lines, names))
+                regions.extend(self._thinned(block, lines, names, held))
         flush()
         return regions
 

@@ -452,3 +452,51 @@ def test_a_function_only_called_keeps_the_return_that_makes_its_break_harmless()
     outcome = engine.transform_source(source, "/tmp/helper.py", Settings(select=ALL_RULES, torch_only=False))
     assert outcome.new_text is not None and "def _gbfix_loop_1():" in outcome.new_text
     assert [f.line for f in outcome.findings] == [17]
+
+
+SUBMODULES = textwrap.dedent("""\
+    import torch
+
+
+    class Block(torch.nn.Module):
+        def forward(self, x):
+            print(x)
+            return x
+
+
+    class Model(torch.nn.Module):
+        config_class = dict
+        _keys: list = ["a"]
+
+        def __init__(self, n):
+            super().__init__()
+            self.width = n * 2
+            if n:
+                self.block = Block()
+                self.other = torch.nn.Linear(n, n)
+            self.scale = n ** 0.5
+
+        def forward(self, x):
+            for i in range(2):
+                x = self.block(x)
+            return x
+    """)
+
+
+def test_skeleton_keeps_only_the_submodule_lines_of_an_init_and_no_class_attributes() -> None:
+    skeleton = screen.ScreenFacts(SUBMODULES).skeleton({"for"})
+    assert skeleton is not None
+    kept = skeleton.text
+    # what tells the break analysis that `self.block(x)` runs Block.forward stays, in its block
+    assert "        if n:\n            self.block = Block()\n" in kept
+    assert "x = self.block(x)" in kept and "print(x)" in kept
+    # the rest of the __init__ and the class attributes cannot change a finding
+    for gone in ("self.width", "self.scale", "torch.nn.Linear", "config_class", "_keys"):
+        assert gone not in kept, gone
+    assert skeleton.restore(kept) == SUBMODULES
+
+
+def test_the_thinned_skeleton_finds_what_the_whole_file_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _compare(monkeypatch, SUBMODULES, "/tmp/model.py", "safe") == "skeleton"
+    outcome = engine.transform_source(SUBMODULES, "/tmp/model.py", Settings(select=ALL_RULES))
+    assert [f.code for f in outcome.findings] == ["GBF001"]
