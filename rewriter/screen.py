@@ -455,8 +455,11 @@ class ScreenFacts:
         if self._submodules is None:
             self._submodules = {}
             for selfs, node in self._self_assigns:
-                if not any(name[:1].isupper() for _, name, _ in self._calls_on(node.value.lineno, node.end_lineno)):
-                    continue  # no capitalised name is called on its lines (the text's calls hold every call)
+                if not any(
+                    name[:1].isupper() and not _before(self.text, offset)[0]
+                    for _, name, offset in self._calls_on(node.value.lineno, node.end_lineno)
+                ):
+                    continue  # no capitalised bare name is called on its lines (the text's calls hold every call)
                 called = {
                     n.func.id for n in ast.walk(node.value)
                     if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id[:1].isupper()
@@ -924,11 +927,12 @@ class Skeleton:
     reports in it is a position in the original. Padding of more than one
     line is a single string statement of empty lines: libcst makes three
     nodes of every empty line and walks them once per rule and metadata pass.
+    A docstring becomes one string of empty lines holding the marker.
     """
 
     text: str
-    #: (marker line, the original lines it stands for, how many)
-    stubs: tuple[tuple[str, str, int], ...]
+    #: (the lines standing for a blanked region, the first holding its marker; the region's text)
+    stubs: tuple[tuple[tuple[str, ...], str], ...]
 
     @classmethod
     def build(cls, text: str, regions: list[tuple[int, int, str]]) -> "Skeleton":
@@ -937,9 +941,14 @@ class Skeleton:
         stubs = []
         for number, (first, last, head) in enumerate(sorted(regions)):
             original = lines[first - 1:last]
-            marker = f"{head}  {_STUB_MARK}{number}"
-            lines[first - 1:last] = [marker] + _padding(head, last - first)
-            stubs.append((marker, "\n".join(original), last - first + 1))
+            if head.strip() == '""' and last > first:
+                # A docstring stays one statement: what a rewrite puts after a
+                # function's docstring then goes after all of its lines.
+                stand_in = [f'{_indent(head)}"""{_STUB_MARK}{number}'] + [""] * (last - first - 1) + ['"""']
+            else:
+                stand_in = [f"{head}  {_STUB_MARK}{number}"] + _padding(head, last - first)
+            lines[first - 1:last] = stand_in
+            stubs.append((tuple(stand_in), "\n".join(original)))
         return cls("\n".join(lines), tuple(stubs))
 
     def restore(self, new_text: str) -> Optional[str]:
@@ -950,11 +959,11 @@ class Skeleton:
         if len(where) != len(self.stubs):
             return None
         found = []
-        for marker, original, count in self.stubs:
-            index = where.get(marker)
-            if index is None or lines[index + 1:index + count] != _padding(lines[index], count - 1):
+        for stand_in, original in self.stubs:
+            index = where.get(stand_in[0])
+            if index is None or tuple(lines[index:index + len(stand_in)]) != stand_in:
                 return None
-            found.append((index, count, original))
+            found.append((index, len(stand_in), original))
         for index, count, original in sorted(found, reverse=True):
             lines[index:index + count] = [original]
         return "\n".join(lines)

@@ -500,3 +500,39 @@ def test_the_thinned_skeleton_finds_what_the_whole_file_does(monkeypatch: pytest
     assert _compare(monkeypatch, SUBMODULES, "/tmp/model.py", "safe") == "skeleton"
     outcome = engine.transform_source(SUBMODULES, "/tmp/model.py", Settings(select=ALL_RULES))
     assert [f.code for f in outcome.findings] == ["GBF001"]
+
+
+SHARED = textwrap.dedent('''\
+    import torch
+
+
+    def f(xs):
+        """Two loops that share a name:
+        both become helpers, and `f` must declare it."""
+        for x in xs:
+            v = x
+            print(v)
+        for x in xs:
+            v = x + 1
+            print(v)
+        return v
+    ''')
+
+
+def test_a_declaration_after_a_blanked_docstring_keeps_the_skeleton(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The declaration goes after the docstring: the docstring's stand-in must be one statement,
+    or the declaration lands inside it and the whole file has to be done again."""
+    restored = []
+    real = screen.Skeleton.restore
+
+    def spy(self: screen.Skeleton, new_text: str) -> Optional[str]:
+        restored.append(real(self, new_text))
+        return restored[-1]
+
+    monkeypatch.setattr(screen.Skeleton, "restore", spy)
+    outcome = engine.transform_source(SHARED, "/tmp/shared.py", Settings())
+    assert outcome.new_text is not None and '    both become helpers, and `f` must declare it."""\n    v: object\n' in (
+        outcome.new_text
+    ), outcome.new_text
+    assert restored and all(text is not None for text in restored)
+    assert _compare(monkeypatch, SHARED, "/tmp/shared.py", "safe") == "skeleton"
