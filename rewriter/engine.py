@@ -14,6 +14,7 @@ original is kept and the failure is reported with the rule's code.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import os
 from dataclasses import dataclass, replace
@@ -111,14 +112,18 @@ def _run_rules(
 
 
 def _screen(
-    text: str, path: str, settings: Settings, focus: Optional[list[tuple[int, int]]] = None
+    text: str,
+    path: str,
+    settings: Settings,
+    focus: Optional[list[tuple[int, int]]] = None,
+    tree: Optional[ast.Module] = None,
 ) -> Verdict:
     """What libcst must see of ``text`` (rewriter.screen); all of it when a run recorded breaks here."""
     if not settings.active_codes:
         return Verdict(parse=False)
     if settings.recorded_breaks.get(path):
         return Verdict(parse=True)
-    return screen(text, settings.active_codes, focus)
+    return screen(text, settings.active_codes, focus, tree)
 
 
 def _changed_lines(old: str, new: str) -> list[tuple[int, int]]:
@@ -188,10 +193,12 @@ def _transform_skeleton(
 def _self_check(new_text: str, path: str, settings: Settings, changed_by: list[str], old_text: str) -> None:
     rules = ", ".join(changed_by)
     try:
-        compile(new_text, path, "exec", dont_inherit=True)
+        # Parsed once: compiled (Python's own checks beyond the grammar), and shown to the screen.
+        tree = ast.parse(new_text, path)
+        compile(tree, path, "exec", dont_inherit=True)
         # The second pass looks where the first one changed something: the functions
         # around the changed lines (and what they call), as the screen shows them.
-        verdict = _screen(new_text, path, settings, _changed_lines(old_text, new_text))
+        verdict = _screen(new_text, path, settings, _changed_lines(old_text, new_text), tree)
         if not verdict.parse:
             return
         new_text = verdict.skeleton.text if verdict.skeleton is not None else new_text

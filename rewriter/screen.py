@@ -209,9 +209,11 @@ class ScreenFacts:
     reports the error with its line.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, tree: Optional[ast.Module] = None) -> None:
+        """``tree``: Python's parse of ``text``, when the caller has it already."""
         # Python counts \r\n and \r as one line end; so must the call lines.
         self.text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+        self._tree = tree
         self._parsed = False
         self._valid = False
         self._calls: Optional[list[tuple[int, str, int]]] = None
@@ -334,10 +336,12 @@ class ScreenFacts:
     def _parse(self) -> bool:
         if not self._parsed:
             self._parsed = True
-            try:
-                tree = ast.parse(self.text)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                return False
+            tree, self._tree = self._tree, None
+            if tree is None:
+                try:
+                    tree = ast.parse(self.text)
+                except (SyntaxError, ValueError, RecursionError, MemoryError):
+                    return False
             self._collect(tree)
             self._valid = True
         return self._valid
@@ -1020,13 +1024,19 @@ def imports_torch(text: str) -> bool:
     return "torch" in text and _IMPORTS_TORCH.search(text) is not None
 
 
-def screen(text: str, codes: Iterable[str], focus: Optional[Sequence[tuple[int, int]]] = None) -> Verdict:
+def screen(
+    text: str,
+    codes: Iterable[str],
+    focus: Optional[Sequence[tuple[int, int]]] = None,
+    tree: Optional[ast.Module] = None,
+) -> Verdict:
     """Whether any of ``codes`` may report something in ``text``, and on how much of it.
 
     ``focus`` (line ranges) limits a skeleton to the functions that overlap
-    them; with none there, nothing needs parsing.
+    them; with none there, nothing needs parsing. ``tree``: Python's parse
+    of ``text``, when the caller has it.
     """
-    facts = ScreenFacts(text)
+    facts = ScreenFacts(text, tree)
     passed = [
         code for code in codes
         if text_could_match(text, code, facts) and (not SOUND or REGISTRY[code].screen_ast(facts))
