@@ -77,13 +77,17 @@ _FRAME_INTROSPECTION = frozenset({"locals", "vars", "exec", "eval"})
 
 
 def _frame_sensitive(stmt: cst.CSTNode) -> str:
+    #: names read as attributes (``self.__class__``): they are not the frame's own
+    attributes: set[int] = set()
     for node in walk.descendants(stmt, _in_same_frame):
-        if type(node) is cst.Call and type(node.func) is cst.Name:
+        if type(node) is cst.Attribute:
+            attributes.add(id(node.attr))  # type: ignore[attr-defined]
+        elif type(node) is cst.Call and type(node.func) is cst.Name:
             if node.func.value == "super" and not node.args:
                 return "zero-argument `super()`"
             if node.func.value in _FRAME_INTROSPECTION:
                 return f"`{node.func.value}()`"
-        elif type(node) is cst.Name and node.value == "__class__":
+        elif type(node) is cst.Name and node.value == "__class__" and id(node) not in attributes:
             return "`__class__`"
     return ""
 
