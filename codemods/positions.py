@@ -22,11 +22,13 @@ from libcst.metadata.base_provider import BaseMetadataProvider
 from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
 
 _Point = tuple[int, int]
+#: id(node) -> (node, start, end): libcst nodes hash in Python, ids in C
+_Entries = dict[int, tuple[cst.CSTNode, _Point, _Point]]
 _MISSING = object()
 
 
 class _Ranges(dict):
-    """node -> (start, end) points, read as CodeRange.
+    """node -> (start, end) points, read as CodeRange; stored by the node's id.
 
     The walk that finds them runs on the first question: a file with no
     finding (a third of those parsed) often asks none.
@@ -43,40 +45,39 @@ class _Ranges(dict):
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         self._ready()
-        return _range(dict.__getitem__(self, node))
+        return _range(dict.__getitem__(self, id(node)))
 
     def get(self, node: cst.CSTNode, default: Any = None) -> Any:
         self._ready()
-        value = dict.get(self, node, _MISSING)
+        value = dict.get(self, id(node), _MISSING)
         return default if value is _MISSING else _range(value)
 
     def __contains__(self, node: object) -> bool:
         self._ready()
-        return dict.__contains__(self, node)
+        return dict.__contains__(self, id(node))
 
     def __iter__(self) -> Iterator[cst.CSTNode]:
         self._ready()
-        return dict.__iter__(self)
+        return (entry[0] for entry in dict.values(self))
 
     def __len__(self) -> int:
         self._ready()
         return dict.__len__(self)
 
-    def keys(self):  # type: ignore[no-untyped-def]
-        self._ready()
-        return dict.keys(self)
+    def keys(self) -> list[cst.CSTNode]:  # type: ignore[override]
+        return list(self)
 
     def values(self) -> Iterator[CodeRange]:  # type: ignore[override]
         self._ready()
-        return (_range(points) for points in dict.values(self))
+        return (_range(entry) for entry in dict.values(self))
 
     def items(self) -> Iterator[tuple[cst.CSTNode, CodeRange]]:  # type: ignore[override]
         self._ready()
-        return ((node, _range(points)) for node, points in dict.items(self))
+        return ((entry[0], _range(entry)) for entry in dict.values(self))
 
 
-def _range(points: tuple[_Point, _Point]) -> CodeRange:
-    (line, column), (end_line, end_column) = points
+def _range(entry: tuple[cst.CSTNode, _Point, _Point]) -> CodeRange:
+    _, (line, column), (end_line, end_column) = entry
     return CodeRange(CodePosition(line, column), CodePosition(end_line, end_column))
 
 
@@ -99,9 +100,9 @@ class _Syntactic:
     def __exit__(self, *exc: object) -> None:
         state = self.state
         computed = state.provider._computed
-        start = computed[self.start_node][0] if self.start_node is not None else self.start
-        end = computed[self.end_node][1] if self.end_node is not None else (state.line, state.column)
-        computed[self.node] = (start, end)
+        start = computed[id(self.start_node)][1] if self.start_node is not None else self.start
+        end = computed[id(self.end_node)][2] if self.end_node is not None else (state.line, state.column)
+        computed[id(self.node)] = (self.node, start, end)
 
 
 class _State(PositionProvidingCodegenState):
@@ -126,8 +127,9 @@ class _State(PositionProvidingCodegenState):
     def after_codegen(self, node: cst.CSTNode) -> None:
         start = self._stack.pop()
         computed = self.provider._computed
-        if node not in computed:  # a syntactic position recorded inside wins
-            computed[node] = (start, (self.line, self.column))
+        key = id(node)
+        if key not in computed:  # a syntactic position recorded inside wins
+            computed[key] = (node, start, (self.line, self.column))
 
     def record_syntactic_position(  # type: ignore[override]
         self,
@@ -149,8 +151,8 @@ class LazyPositionProvider(BaseMetadataProvider[CodeRange]):
     def _gen(self, wrapper: Any) -> Mapping[cst.CSTNode, CodeRange]:
         module = wrapper.module
 
-        def fill() -> dict:
-            self._computed = {}
+        def fill() -> _Entries:
+            self._computed: _Entries = {}
             self._gen_impl(module)
             return self._computed
 
