@@ -329,11 +329,12 @@ def find_breaks(
 
 
 def _runs_here(node: cst.CSTNode) -> bool:
-    """What is below ``node`` runs when it runs (not so for a definition's body)."""
-    return type(node) not in _DEFINITIONS
+    """What is below ``node`` runs when it runs (not so for a definition's body), and may
+    hold a call (not so below whitespace and punctuation)."""
+    return type(node) not in _NOT_ENTERED
 
 
-_DEFINITIONS = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef)
+_NOT_ENTERED = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef) | walk.TRIVIA
 _NO_RETURN_BELOW = walk.node_types(cst.FunctionDef, cst.ClassDef, cst.BaseExpression)
 
 

@@ -28,6 +28,8 @@ from operator import attrgetter
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 import libcst as cst
+import libcst._nodes.op as libcst_op
+import libcst._nodes.whitespace as libcst_whitespace
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, QualifiedNameProvider
 from libcst.metadata.name_provider import QualifiedNameVisitor
 
@@ -48,6 +50,16 @@ def node_types(*bases: type) -> frozenset[type]:
             stack.extend(cls.__subclasses__())
     return frozenset(found)
 
+
+#: whitespace, comments, operators and brackets: nodes that hold only nodes of these kinds
+TRIVIA = node_types(
+    *(
+        value for module in (libcst_op, libcst_whitespace) for value in vars(module).values()
+        if isinstance(value, type) and issubclass(value, cst.CSTNode) and value.__module__ == module.__name__
+    ),
+    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
+    cst.LeftCurlyBrace, cst.RightCurlyBrace,
+)
 
 #: the nodes a statement can be inside of (a simple line holds small statements only)
 STATEMENT_HOLDERS = node_types(
@@ -220,17 +232,24 @@ def visit_batched(module: cst.Module, visitors: Sequence[cst.BatchableCSTVisitor
     if hooks is None:
         cst.visit_batched(module, visitors)
         return
-    _walk_with_hooks(module, *hooks)
+    visits, leaves = hooks
+    # Whitespace and punctuation are most of a tree's nodes and hold nothing else:
+    # unless a visitor asks for them, they are not walked into.
+    unseen = frozenset(cls for cls in TRIVIA if cls.__name__ not in visits and cls.__name__ not in leaves)
+    _walk_with_hooks(module, visits, leaves, unseen)
 
 
-def _walk_with_hooks(node: cst.CSTNode, visits: dict[str, list[Callable]], leaves: dict[str, list[Callable]]) -> None:
+def _walk_with_hooks(
+    node: cst.CSTNode, visits: dict[str, list[Callable]], leaves: dict[str, list[Callable]], unseen: frozenset[type]
+) -> None:
     # Not a closure: a function that calls itself through its own cell is a reference
     # cycle, which would keep the walked tree alive until the cyclic collector runs.
     name = type(node).__name__
     for hook in visits.get(name, ()):
         hook(node)
     for child in children(node):
-        _walk_with_hooks(child, visits, leaves)
+        if type(child) not in unseen:
+            _walk_with_hooks(child, visits, leaves, unseen)
     for hook in leaves.get(name, ()):
         hook(node)
 
