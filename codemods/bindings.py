@@ -52,8 +52,8 @@ class _NameVisitor(cst.CSTVisitor):
         self.generated = 0
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if node is self.exclude:
-            return False
+        if node is self.exclude or type(node) in walk.TRIVIA:
+            return False  # whitespace and punctuation bind and read nothing
         return super().on_visit(node)
 
     @property

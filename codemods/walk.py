@@ -304,4 +304,4 @@ class _NamedOnly(QualifiedNameVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if type(node) in _NAMED:
             return super().on_visit(node)
-        return True
+        return type(node) not in TRIVIA  # whitespace and punctuation hold no names
