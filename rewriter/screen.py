@@ -183,7 +183,7 @@ def _before(text: str, end: int) -> tuple[bool, Optional[str], bool]:
         return False, None, True
     i, sure = _skip_back(text, i - 1)
     j = i
-    while j > 0 and (text[j - 1].isalnum() or text[j - 1] == "_"):
+    while j > 0 and _is_word_char(text[j - 1]):
         j -= 1
     if j == i or not sure:
         return True, None, False
@@ -948,7 +948,8 @@ class Skeleton:
             if head.strip() == '""' and last > first:
                 # A docstring stays one statement: what a rewrite puts after a
                 # function's docstring then goes after all of its lines.
-                stand_in = [f'{_indent(head)}"""{_STUB_MARK}{number}'] + [""] * (last - first - 1) + ['"""']
+                stand_in = _padding(head, last - first + 1)
+                stand_in[0] += f"{_STUB_MARK}{number}"
             else:
                 stand_in = [f"{head}  {_STUB_MARK}{number}"] + _padding(head, last - first)
             lines[first - 1:last] = stand_in
