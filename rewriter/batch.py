@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Iterator, Optional, Sequence
 
 import libcst as cst
@@ -124,9 +123,15 @@ def _syntax_failure(path: str, text: str, exc: cst.ParserSyntaxError) -> Failed:
 #: the settings of this worker process, sent once when it starts
 _WORKER_SETTINGS: Optional[Settings] = None
 
-#: chunks in flight per worker: enough that a slow file never leaves the other
-#: workers idle, few enough that results waiting for their turn stay small
-_AHEAD = 8
+#: chunks running or queued per worker: enough that no worker waits for the next one
+_AHEAD = 4
+#: chunks per worker, about: a chunk of equal bytes is a small share of a worker's
+#: time, so the last one to finish leaves the others idle only briefly
+_CHUNKS_PER_WORKER = 64
+#: at most this many files in one chunk (a chunk is sent and returned as one message)
+_CHUNK_FILES = 16
+#: finished chunks waiting for an earlier one to finish, per worker: bounds memory
+_WAITING = 16
 
 
 def _start_worker(settings: Settings) -> None:
@@ -149,11 +154,42 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0  # reported by the worker that reads it
+
+
+def chunks_of(paths: Sequence[str], jobs: int) -> list[list[str]]:
+    """Runs of neighbouring paths of about equal bytes, at most ``_CHUNK_FILES`` each.
+
+    Time goes with size far more than with the number of files, so equal
+    bytes keep the workers equally busy, and a large file travels alone.
+    """
+    sizes = [_size(path) for path in paths]
+    budget = max(1, sum(sizes) // (jobs * _CHUNKS_PER_WORKER))
+    chunks: list[list[str]] = []
+    current: list[str] = []
+    filled = 0
+    for path, size in zip(paths, sizes):
+        if current and (filled + size > budget or len(current) == _CHUNK_FILES):
+            chunks.append(current)
+            current, filled = [], 0
+        current.append(path)
+        filled += size
+    if current:
+        chunks.append(current)
+    return chunks
+
+
 def run_batch(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Iterator[FileResult]:
     """Results in the order of ``paths`` (already sorted by discovery), as they are ready.
 
-    Files go to the workers in small chunks of neighbours, a bounded number
-    ahead of the one the caller waits for, so memory stays flat however
+    Files go to the workers in chunks of neighbours (:func:`chunks_of`).
+    A new chunk is sent whenever one finishes, whichever it is, so a slow
+    file holds up the output but no worker; finished chunks wait for their
+    turn, and at most ``_WAITING`` per worker do, so memory stays flat however
     many files there are and the order never depends on ``-j``. A worker
     that dies (a crash in native code, the memory killer) breaks the pool:
     the first unfinished chunk is redone one file per process, which names
@@ -164,38 +200,47 @@ def run_batch(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Iterat
         for path in paths:
             yield process_file(path, settings)
         return
-    size = max(1, min(16, len(paths) // (jobs * 16)))
-    chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
+    chunks = chunks_of(paths, jobs)
     done = 0
     while done < len(chunks):
         pool = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(settings,))
-        pending: deque[tuple[int, Future[list[FileResult]]]] = deque()
+        sent: dict[int, Future[list[FileResult]]] = {}
         following = done
         try:
             while done < len(chunks):
-                while following < len(chunks) and len(pending) < jobs * _AHEAD:
+                running = [future for future in sent.values() if not future.done()]
+                while (
+                    following < len(chunks)
+                    and len(running) < jobs * _AHEAD
+                    and len(sent) - len(running) < jobs * _WAITING
+                ):
                     try:
                         future = pool.submit(_chunk, chunks[following])
                     except Exception:  # the pool broke: finish what is in flight, then start anew
                         break
-                    pending.append((following, future))
+                    sent[following] = future
+                    running.append(future)
                     following += 1
-                if not pending:
+                if done not in sent:
                     if following == done:  # a fresh pool takes nothing: work here instead
                         for chunk in chunks[done:]:
                             for path in chunk:
                                 yield process_file(path, settings)
                         done = len(chunks)
                     break
-                index, future = pending.popleft()
+                future = sent[done]
+                if not future.done():
+                    wait(running, return_when=FIRST_COMPLETED)
+                    continue
+                del sent[done]
                 try:
                     results = future.result()
                 except Exception:  # the worker died: the pool is gone with it
-                    yield from _one_by_one(chunks[index], settings)
-                    done = index + 1
+                    yield from _one_by_one(chunks[done], settings)
+                    done += 1
                     break
                 yield from results
-                done = index + 1
+                done += 1
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 

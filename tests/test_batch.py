@@ -139,3 +139,48 @@ def test_the_loop_rules_leave_no_tree_in_a_reference_cycle(fix_mode):
         gc.garbage.clear()
         if was:
             gc.enable()
+
+
+def test_chunks_hold_neighbours_of_about_equal_bytes(tmp_path, monkeypatch):
+    sizes = [100] * 40 + [50_000] + [100] * 300
+    paths = []
+    for number, size in enumerate(sizes):
+        path = tmp_path / f"m{number:03}.py"
+        path.write_text("#" * size)
+        paths.append(str(path))
+    chunks = batch.chunks_of(paths, jobs=2)
+    assert [p for chunk in chunks for p in chunk] == paths
+    assert [str(tmp_path / "m040.py")] in chunks  # a large file travels alone
+    budget = sum(sizes) // (2 * batch._CHUNKS_PER_WORKER)
+    assert all(len(chunk) == 1 or sum(map(os.path.getsize, chunk)) <= budget for chunk in chunks)
+    monkeypatch.setattr(batch, "_CHUNKS_PER_WORKER", 1)
+    assert {len(chunk) for chunk in batch.chunks_of(paths[:40], jobs=2)} == {batch._CHUNK_FILES, 40 - 2 * batch._CHUNK_FILES}
+    with_gone = paths[:3] + [str(tmp_path / "gone.py")]  # its worker reports it
+    assert [p for chunk in batch.chunks_of(with_gone, jobs=2) for p in chunk] == with_gone
+
+
+def test_a_slow_file_holds_up_the_output_not_the_workers(tree, monkeypatch):
+    import time
+
+    real = batch.process_file
+    last_done = tree[-1] + ".done"
+
+    def first_waits_for_last(path, settings):
+        if path == tree[0]:
+            # Every other file is sent and done while the first one is still running.
+            deadline = time.monotonic() + 10
+            while not os.path.exists(last_done):
+                assert time.monotonic() < deadline, "files after a slow one waited for it"
+                time.sleep(0.01)
+        result = real(path, settings)
+        if path == tree[-1]:
+            open(last_done, "w").close()
+        return result
+
+    monkeypatch.setattr(batch, "process_file", first_waits_for_last)
+    monkeypatch.setattr(batch, "_CHUNK_FILES", 1)
+    monkeypatch.setattr(batch, "_WAITING", len(tree))
+    results = list(batch.run_batch(tree, Settings(), jobs=2))
+    assert [os.path.basename(r.path) for r in results] == sorted(os.path.basename(p) for p in tree)
+    failed = [r for r in results if isinstance(r, Failed)]
+    assert [os.path.basename(r.path) for r in failed] == ["m07.py"]
