@@ -143,10 +143,19 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
 
 def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     """``node.visit(visitor)`` for a visitor that only reads: its ``on_visit`` decides what is entered."""
-    if _has_attribute_hooks(type(visitor)):
+    cls = type(visitor)
+    try:
+        libcst_walks = _ATTRIBUTE_HOOKS[cls]
+    except KeyError:
+        libcst_walks = _ATTRIBUTE_HOOKS[cls] = _has_attribute_hooks(cls)
+    if libcst_walks:
         node.visit(visitor)
     else:
         _visit(node, visitor)
+
+
+#: visitor class -> whether it has attribute hooks (only libcst's own walk calls those)
+_ATTRIBUTE_HOOKS: dict[type, bool] = {}
 
 
 def _visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
@@ -184,8 +193,7 @@ _NODE_NAMES = frozenset(
 def _has_attribute_hooks(cls: type) -> bool:
     """Whether ``cls`` defines a ``visit_<Type>_<attribute>`` or ``leave_<Type>_<attribute>`` hook.
 
-    Only classes outside libcst are looked at (libcst's own are no-op stubs);
-    visitors are often classes made per call, so this must stay cheap.
+    Only classes outside libcst are looked at (libcst's own are no-op stubs).
     """
     for klass in cls.__mro__:
         if klass.__module__.startswith("libcst.") or klass is object:
