@@ -7,6 +7,7 @@ import gc
 import glob
 import io
 import os
+import time
 
 import libcst as cst
 import pytest
@@ -160,8 +161,6 @@ def test_chunks_hold_neighbours_of_about_equal_bytes(tmp_path, monkeypatch):
 
 
 def test_a_slow_file_holds_up_the_output_not_the_workers(tree, monkeypatch):
-    import time
-
     real = batch.process_file
     last_done = tree[-1] + ".done"
 
