@@ -83,13 +83,8 @@ class _Collector(ScopeTracker):
         self._class_stack: list[str] = []
         self._func_stack: list[_Function] = []
         self.direct_calls: dict[cst.Call, BreakReason] = {}
-        #: in walk order: calls (with the function they are in) and assignments
-        self._events: list[tuple[Union[cst.Call, cst.Assign], Optional[_Function]]] = []
-        self._scope_of: dict[cst.Call, Scope] = {}
-
-    def qualified(self, node: cst.Call) -> set[str]:
-        """What the call ``node`` may refer to (``torch._dynamo.graph_break``)."""
-        return names_in(self._scope_of.get(node), node)
+        #: in walk order: calls (with the function they are in) and assignments, with their scope
+        self._events: list[tuple[Union[cst.Call, cst.Assign], Optional[_Function], Scope]] = []
 
     # -- scopes -------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -123,7 +118,7 @@ class _Collector(ScopeTracker):
     # -- facts --------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
-        self._events.append((node, None))
+        self._events.append((node, None, self._scope))
         if self._class_stack and self._func_stack:
             names = [dotted_name(target.target) for target in node.targets]
             attrs_set = [n[5:] for n in names if n and n.startswith("self.") and n.count(".") == 1]
@@ -143,21 +138,21 @@ class _Collector(ScopeTracker):
             aliases[node.target.value] = source[5:]
 
     def visit_Call(self, node: cst.Call) -> None:
-        self._scope_of[node] = self._scope
-        self._events.append((node, self._func_stack[-1] if self._func_stack else None))
+        self._events.append((node, self._func_stack[-1] if self._func_stack else None, self._scope))
 
     def replay(self) -> None:
         """Read the recorded calls and assignments in walk order, every binding known."""
-        for node, fn in self._events:
+        for node, fn, scope in self._events:
             if isinstance(node, cst.Assign):
+                # An assigned call is read in the assignment's scope.
                 value = node.value
-                if isinstance(value, cst.Call) and "logging.getLogger" in self.qualified(value):
+                if isinstance(value, cst.Call) and "logging.getLogger" in names_in(scope, value):
                     for target in node.targets:
                         name = dotted_name(target.target)
                         if name:
                             self.logger_names.add(name)
                 continue
-            reason = self._catalogue_reason(node)
+            reason = self._catalogue_reason(node, scope)
             if reason is not None:
                 self.direct_calls[node] = reason
                 if fn is not None and fn.direct is None:
@@ -168,8 +163,9 @@ class _Collector(ScopeTracker):
                 if name:
                     fn.callees.append((node, name))
 
-    def _catalogue_reason(self, node: cst.Call) -> Optional[BreakReason]:
-        for qname in self.qualified(node):
+    def _catalogue_reason(self, node: cst.Call, scope: Scope) -> Optional[BreakReason]:
+        """The catalogue's reason for the call ``node``, read in ``scope``, if it breaks."""
+        for qname in names_in(scope, node):
             entry = BY_QUALIFIED.get(qname)
             if entry is not None:
                 return BreakReason(entry.reason, entry.raises)

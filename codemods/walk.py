@@ -143,19 +143,10 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
 
 def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     """``node.visit(visitor)`` for a visitor that only reads: its ``on_visit`` decides what is entered."""
-    cls = type(visitor)
-    try:
-        libcst_walks = _ATTRIBUTE_HOOKS[cls]
-    except KeyError:
-        libcst_walks = _ATTRIBUTE_HOOKS[cls] = _has_attribute_hooks(cls)
-    if libcst_walks:
+    if _hook_names(type(visitor)) is None:  # attribute hooks: only libcst's own walk calls those
         node.visit(visitor)
     else:
         _visit(node, visitor)
-
-
-#: visitor class -> whether it has attribute hooks (only libcst's own walk calls those)
-_ATTRIBUTE_HOOKS: dict[type, bool] = {}
 
 
 def _visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
