@@ -1,3 +1,7 @@
-"""gbfix's engine: discovery, batch runner, diffs, configuration, CLI."""
+"""gbfix: rewrite PyTorch code so torch.compile stops skipping whole functions.
+
+Wings, importing one way only: ``cli`` -> ``runtime`` (the only one that
+imports torch) -> ``engine`` -> ``prefilter`` -> :mod:`codemods`.
+"""
 
 __version__ = "0.1.0"

@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from rewriter.verify import Report, VerifyError, verify_sources  # noqa: E402
+from rewriter.runtime.verify import Report, VerifyError, verify_sources  # noqa: E402
 from tests.golden import Case, cases  # noqa: E402
 
 HEADER = ("case", "result", "skipped", "graphs", "ops", "call ms", "outputs", "secs", "note")

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Optional
 
-from rewriter.config import Settings, parse_codes
-from rewriter.engine import transform_source
+from rewriter.engine.config import Settings, parse_codes
+from rewriter.engine.pipeline import transform_source
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = os.path.join(ROOT, "golden")

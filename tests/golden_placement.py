@@ -31,7 +31,13 @@ import re
 import sys
 from typing import Any, Iterator, Optional
 
-from rewriter.measure import first_difference, measure, resolve_entry, run_eager, seed_everything
+from rewriter.runtime.measure import (
+    first_difference,
+    measure,
+    resolve_entry,
+    run_eager,
+    seed_everything,
+)
 from tests.golden import Case, load
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")

@@ -1,6 +1,6 @@
 """In-place writes are atomic: a killed run leaves each file old or new, whole.
 
-The unit tests watch :func:`rewriter.fileio.atomic_write` do its steps (a
+The unit tests watch :func:`rewriter.engine.fileio.atomic_write` do its steps (a
 temporary file in the same directory, fsync, ``os.replace``, the mode
 kept). The kill tests run ``gbfix apply`` over a batch and SIGKILL it at
 random moments, again and again, then look at every file.
@@ -20,11 +20,11 @@ import warnings
 
 import pytest
 
-from rewriter import fileio
-from rewriter.discovery import discover
-from rewriter.config import Settings
-from rewriter.engine import transform_source
-from rewriter.fileio import atomic_write
+from rewriter.engine import fileio
+from rewriter.engine.config import Settings
+from rewriter.engine.discovery import discover
+from rewriter.engine.fileio import atomic_write
+from rewriter.engine.pipeline import transform_source
 
 TEMP_PREFIX, TEMP_SUFFIX = ".gbfix-", ".tmp"
 

@@ -23,7 +23,7 @@ from typing import Collection
 
 import pytest
 
-from rewriter.fileio import MAX_FILE_BYTES
+from rewriter.engine.fileio import MAX_FILE_BYTES
 
 #: a file GBF001 rewrites: the ``for`` header is the only line removed
 GOOD = (

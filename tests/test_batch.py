@@ -12,10 +12,10 @@ import time
 import libcst as cst
 import pytest
 
-from rewriter import batch
-from rewriter.config import Settings
-from rewriter.progress import Progress
-from rewriter.results import Changed, Failed, Unchanged
+from rewriter.cli.progress import Progress
+from rewriter.engine import batch
+from rewriter.engine.config import Settings
+from rewriter.engine.results import Changed, Failed, Unchanged
 
 LOOP = "import torch\n\ndef f(x):\n    for i in range(2):\n        print(x)\n    return x\n"
 QUIET = "def f(x):\n    return x + 1\n"

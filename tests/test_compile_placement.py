@@ -28,11 +28,16 @@ import torch
 import torch._dynamo
 from libcst.metadata import MetadataWrapper
 
-from codemods import third_party
-from codemods.module_evidence import EVIDENCE_METADATA, Evidence, ModuleFacts, is_torch_nn_class
-from rewriter.config import Settings
-from rewriter.engine import transform_source
-from rewriter.measure import first_difference, measure
+from codemods.analysis import third_party
+from codemods.analysis.module_evidence import (
+    EVIDENCE_METADATA,
+    Evidence,
+    ModuleFacts,
+    is_torch_nn_class,
+)
+from rewriter.engine.config import Settings
+from rewriter.engine.pipeline import transform_source
+from rewriter.runtime.measure import first_difference, measure
 from tests.golden import ROOT
 from tests.golden_placement import FIXTURES, parallel_stubs, use_fixture_packages
 
@@ -489,7 +494,7 @@ def test_dry_run_shows_reviewable_diffs_for_training_and_strict_scripts(tmp_path
 
 
 def test_options_carry_the_settings():
-    from rewriter.engine import rule_options
+    from rewriter.engine.pipeline import rule_options
 
     settings = replace(Settings(), first_party=("app",), breaking_third_party=("lib.X",))
     options = rule_options(settings, "", "/somewhere/file.py")

@@ -10,9 +10,16 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from codemods import REGISTRY
+from codemods.rules.registry import REGISTRY
 from rewriter.cli import app
-from rewriter.config import Settings, VerifyEntry, config_keys, find_pyproject, load_settings, settings_from_table
+from rewriter.engine.config import (
+    Settings,
+    VerifyEntry,
+    config_keys,
+    find_pyproject,
+    load_settings,
+    settings_from_table,
+)
 from tests.golden import ROOT
 
 if sys.version_info >= (3, 11):

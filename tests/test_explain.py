@@ -11,11 +11,18 @@ import shutil
 import pytest
 from typer.testing import CliRunner
 
-from rewriter import cmd_explain
 from rewriter.cli import app
-from rewriter.config import Settings
-from rewriter.explain import Explanation, enclosing, explain_file, explain_sites, render, verdict
-from rewriter.trace import BreakSite, Frame, read_trace, site_from_record
+from rewriter.cli import explain as cmd_explain
+from rewriter.engine.config import Settings
+from rewriter.runtime.explain import (
+    Explanation,
+    enclosing,
+    explain_file,
+    explain_sites,
+    render,
+    verdict,
+)
+from rewriter.runtime.trace import BreakSite, Frame, read_trace, site_from_record
 from tests.golden import ROOT
 
 TRACES = os.path.join(ROOT, "tests", "fixtures", "traces")
@@ -87,7 +94,7 @@ def test_enclosing_lists_loops_withs_and_trys_outermost_first():
 
 
 def _h(kind: str, line: int):
-    from rewriter.explain import _Holder
+    from rewriter.runtime.explain import _Holder
 
     return _Holder(kind, line)
 

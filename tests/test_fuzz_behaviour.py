@@ -37,9 +37,9 @@ import pytest
 import torch
 from hypothesis import Phase, event, example, find, given, note, settings
 
-from codemods import REGISTRY
-from rewriter.config import Settings
-from rewriter.engine import SelfCheckError, transform_source
+from codemods.rules.registry import REGISTRY
+from rewriter.engine.config import Settings
+from rewriter.engine.pipeline import SelfCheckError, transform_source
 
 PATH = "/fuzz/generated.py"
 DEPTH = 3

@@ -17,9 +17,9 @@ import hypothesmith
 import libcst as cst
 from hypothesis import assume, event, given, note, settings
 
-from codemods import REGISTRY
-from rewriter.config import Settings
-from rewriter.engine import SelfCheckError, transform_source
+from codemods.rules.registry import REGISTRY
+from rewriter.engine.config import Settings
+from rewriter.engine.pipeline import SelfCheckError, transform_source
 
 PATH = "/fuzz/generated.py"
 

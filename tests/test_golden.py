@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from rewriter.measure import first_difference, measure, resolve_entry, run_eager, seed_everything
-from rewriter.verify import compare_outputs, judge
+from rewriter.runtime.measure import (
+    first_difference,
+    measure,
+    resolve_entry,
+    run_eager,
+    seed_everything,
+)
+from rewriter.runtime.verify import compare_outputs, judge
 from tests.golden import Case, cases, load, rewrite
 from tests.golden_placement import check_case, golden_kind, use_fixture_packages
 

@@ -1,4 +1,4 @@
-"""codemods.names answers what libcst's QualifiedNameProvider answers, for the calls that matter."""
+"""codemods.analysis.scopes answers what libcst's QualifiedNameProvider answers, for the calls that matter."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 
-from codemods.catalogue import BY_QUALIFIED
-from codemods.names import NameScopeProvider, qualified_names
+from codemods.analysis.catalogue import BY_QUALIFIED
+from codemods.analysis.scopes import NameScopeProvider, qualified_names
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from codemods.naming import NameAllocator, first_free_number
-from rewriter.config import Settings
-from rewriter.engine import transform_source
+from codemods.analysis.helper_names import NameAllocator, first_free_number
+from rewriter.engine.config import Settings
+from rewriter.engine.pipeline import transform_source
 
 
 def test_first_free_number_reads_whole_identifiers_only() -> None:

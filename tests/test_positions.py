@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from codemods.positions import LazyPositionProvider
+from codemods.fastcst.positions import LazyPositionProvider
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = sorted(glob.glob(os.path.join(ROOT, "golden", "**", "*.py"), recursive=True))

@@ -10,10 +10,10 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from codemods import REGISTRY
-from codemods.base import Finding, Suppression
+from codemods.rules.base import Finding
+from codemods.rules.registry import REGISTRY
 from rewriter.cli import app
-from rewriter.report import (
+from rewriter.engine.report import (
     UNUSED_IGNORE,
     Report,
     doc_markdown,
@@ -23,7 +23,8 @@ from rewriter.report import (
     render_text,
     statistics,
 )
-from rewriter.results import Failed, Unchanged
+from rewriter.engine.results import Failed, Unchanged
+from rewriter.engine.suppressions import Suppression
 from tests.golden import ROOT
 
 LEVELS = {"none", "note", "warning", "error"}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from codemods import REGISTRY
-from rewriter.config import Settings
-from rewriter.engine import transform_source
+from codemods.rules.registry import REGISTRY
+from rewriter.engine.config import Settings
+from rewriter.engine.pipeline import transform_source
 
 HEADINGS = ("What it finds", "Why it skips the frame", "Example", "Rewritten", "Fix safety")
 

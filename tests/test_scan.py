@@ -11,7 +11,7 @@ import shutil
 import pytest
 from typer.testing import CliRunner
 
-from codemods import REGISTRY
+from codemods.rules.registry import REGISTRY
 from rewriter.cli import app
 from tests.golden import ROOT
 from tests.test_cli import gbfix, snapshot

@@ -18,13 +18,16 @@ import textwrap
 from typing import Any, Optional
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from codemods import REGISTRY
-from codemods.base import Rule, parse_suppressions
-from codemods.catalogue import CATALOGUE
-from rewriter import engine, screen
-from rewriter.config import Settings
+from codemods.analysis.catalogue import CATALOGUE
+from codemods.rules.base import Rule
+from codemods.rules.registry import REGISTRY
+from rewriter.engine import pipeline as engine
+from rewriter.engine.config import Settings
+from rewriter.engine.suppressions import parse_suppressions
+from rewriter.prefilter import screen
 from tests.golden import GOLDEN
 
 ALL_RULES = tuple(REGISTRY)
@@ -402,7 +405,7 @@ def test_catalogue_kinds_are_modelled() -> None:
 def test_the_focused_second_pass_still_catches_a_rule_that_is_not_idempotent(monkeypatch: pytest.MonkeyPatch) -> None:
     import libcst as cst
 
-    from codemods import base
+    from codemods.rules import base
 
     class Stutter(base.FunctionScopedRule):
         """Puts a `pass` before every loop, every time: never idempotent."""

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from codemods.base import parse_suppressions, suppression_comments
 from rewriter.cli import app
-from rewriter.config import Settings
-from rewriter.engine import transform_source
+from rewriter.engine.config import Settings
+from rewriter.engine.pipeline import transform_source
+from rewriter.engine.suppressions import parse_suppressions, suppression_comments
 
 LOOP = (
     "def f(x):\n"

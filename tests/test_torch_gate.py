@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
+from codemods.rules.registry import REGISTRY
 from rewriter.cli import app
-from rewriter.config import ConfigError, Settings, settings_from_table
-from codemods import REGISTRY
-from rewriter.engine import torch_gate, transform_source
-from rewriter.screen import imports_torch
+from rewriter.engine.config import ConfigError, Settings, settings_from_table
+from rewriter.engine.pipeline import torch_gate, transform_source
+from rewriter.prefilter.screen import imports_torch
 
 LOOP = (
     "def f(x):\n"

@@ -14,9 +14,9 @@ import sys
 
 import pytest
 
-from rewriter.config import Settings
-from rewriter.engine import follow_lines, transform_source
-from rewriter.recorded import (
+from rewriter.engine.config import Settings
+from rewriter.engine.pipeline import follow_lines, transform_source
+from rewriter.runtime.recorded import (
     SuffixIndex,
     is_third_party,
     load_sites,
@@ -24,7 +24,7 @@ from rewriter.recorded import (
     statement_starts,
     third_party_callables,
 )
-from rewriter.trace import (
+from rewriter.runtime.trace import (
     BreakSite,
     Frame,
     TraceError,

@@ -14,9 +14,16 @@ from dataclasses import dataclass
 import pytest
 import torch
 
-from rewriter import sandbox
-from rewriter.measure import CompileStats
-from rewriter.verify import Comparison, VerifyError, compare_outputs, judge, module_for, read_before
+from rewriter.runtime import sandbox
+from rewriter.runtime.measure import CompileStats
+from rewriter.runtime.verify import (
+    Comparison,
+    VerifyError,
+    compare_outputs,
+    judge,
+    module_for,
+    read_before,
+)
 from tests.golden import ROOT
 
 HELPERS = """\
@@ -392,7 +399,7 @@ def test_inputs_and_modules_move_to_the_device():
 
 
 def test_measure_counts_recompiles():
-    from rewriter.measure import measure
+    from rewriter.runtime.measure import measure
 
     state = {"scale": 1}
 

@@ -1,4 +1,4 @@
-"""The read-only walks of codemods/walk.py meet libcst's nodes in libcst's order."""
+"""The read-only walks of codemods/fastcst/walk.py meet libcst's nodes in libcst's order."""
 
 from __future__ import annotations
 
@@ -10,14 +10,17 @@ import libcst as cst
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from codemods import walk
-from codemods.breaks import BreakProvider
-from codemods.names import NameScopeProvider
-from codemods.positions import LazyPositionProvider
+from codemods.analysis.breaks import BreakProvider
+from codemods.analysis.scopes import NameScopeProvider
+from codemods.fastcst import walk
+from codemods.fastcst.positions import LazyPositionProvider
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = sorted(glob.glob(os.path.join(ROOT, "golden", "**", "*.py"), recursive=True))
-SOURCES = sorted(glob.glob(os.path.join(ROOT, "codemods", "*.py")) + glob.glob(os.path.join(ROOT, "rewriter", "*.py")))
+SOURCES = sorted(
+    glob.glob(os.path.join(ROOT, "codemods", "**", "*.py"), recursive=True)
+    + glob.glob(os.path.join(ROOT, "rewriter", "**", "*.py"), recursive=True)
+)
 
 
 class _Record(cst.CSTVisitor):

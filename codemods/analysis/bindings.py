@@ -1,0 +1,566 @@
+"""Binding analysis shared by the rules that move code into helpers.
+
+Moving statements into a nested function changes which scope their names
+live in. To keep eager behaviour exactly, a rule must know, for a block of
+statements and the function around it: which names the block binds, which it
+reads, which are declared ``global``/``nonlocal``, and whether control leaves
+the block (``return``, ``break``, ``continue``, ``yield``, ``await``).
+
+Everything here looks at one function scope: bodies of nested functions,
+lambdas and classes are entered only to collect the names they read (they may
+close over the block's names), never their bindings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence, Union
+
+import libcst as cst
+
+from codemods.analysis.nodes import dotted_name
+from codemods.fastcst import walk
+
+
+def target_names(target: cst.CSTNode) -> list[str]:
+    """Names an assignment target binds (attributes and subscripts bind none)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return []
+
+@dataclass
+class NameUse:
+    """Names bound and read at one scope level, plus reads from nested scopes."""
+
+    bound: set[str] = field(default_factory=set)
+    read: set[str] = field(default_factory=set)
+    #: names read inside nested functions/lambdas (closures may outlive a call)
+    closure_read: set[str] = field(default_factory=set)
+    global_decl: set[str] = field(default_factory=set)
+    nonlocal_decl: set[str] = field(default_factory=set)
+
+
+class _NameVisitor(cst.CSTVisitor):
+    def __init__(self, use: NameUse, exclude: cst.CSTNode | None = None) -> None:
+        self.use = use
+        self.exclude = exclude
+        self.nested = 0
+        #: depth inside helpers gbfix generated; they run where they are defined
+        self.generated = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.exclude or type(node) in walk.TRIVIA:
+            return False  # whitespace and punctuation bind and read nothing
+        return super().on_visit(node)
+
+    @property
+    def at_level(self) -> bool:
+        """True while visiting code of the analysed scope itself."""
+        return not self.nested and not self.generated
+
+    # -- binding positions --------------------------------------------------
+    def _bind_target(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            if self.at_level:
+                self.use.bound.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind_target(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value)
+        else:
+            walk.visit(target, self)
+
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        for target in node.targets:
+            self._bind_target(target.target)
+        walk.visit(node.value, self)
+        return False
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
+        if isinstance(node.target, cst.Name):
+            self._read(node.target.value)
+        self._bind_target(node.target)
+        walk.visit(node.value, self)
+        return False
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
+        self._bind_target(node.target)
+        walk.visit(node.annotation, self)
+        if node.value is not None:
+            walk.visit(node.value, self)
+        return False
+
+    def visit_For(self, node: cst.For) -> bool:
+        self._bind_target(node.target)
+        for part in (node.iter, node.body, node.orelse):
+            if part is not None:
+                walk.visit(part, self)
+        return False
+
+    def visit_WithItem(self, node: cst.WithItem) -> bool:
+        walk.visit(node.item, self)
+        if node.asname is not None:
+            self._bind_target(node.asname.name)
+        return False
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool:
+        if node.type is not None:
+            walk.visit(node.type, self)
+        if node.name is not None:
+            self._bind_target(node.name.name)
+        walk.visit(node.body, self)
+        return False
+
+    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> bool:
+        walk.visit(node.type, self)
+        if node.name is not None:
+            self._bind_target(node.name.name)
+        walk.visit(node.body, self)
+        return False
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
+        # A walrus inside a comprehension binds in the enclosing function.
+        self._bind_target(node.target)
+        walk.visit(node.value, self)
+        return False
+
+    def visit_Del(self, node: cst.Del) -> bool:
+        self._bind_target(node.target)
+        return False
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            if alias.asname is not None:
+                self._bind_target(alias.asname.name)  # type: ignore[arg-type]
+            elif self.at_level:
+                self.use.bound.add((dotted_name(alias.name) or "").split(".")[0])
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        if isinstance(node.names, cst.ImportStar):
+            return False
+        for alias in node.names:
+            name = alias.asname.name if alias.asname is not None else alias.name
+            if isinstance(name, cst.Name) and self.at_level:
+                self.use.bound.add(name.value)
+        return False
+
+    def visit_Global(self, node: cst.Global) -> bool:
+        if self.at_level:
+            self.use.global_decl.update(n.name.value for n in node.names)
+        return False
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> bool:
+        if self.at_level:
+            self.use.nonlocal_decl.update(n.name.value for n in node.names)
+        return False
+
+    def visit_MatchAs(self, node: cst.MatchAs) -> None:
+        if node.name is not None:
+            self._bind_target(node.name)
+
+    def visit_MatchStar(self, node: cst.MatchStar) -> None:
+        if node.name is not None:
+            self._bind_target(node.name)
+
+    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
+        if node.rest is not None:
+            self._bind_target(node.rest)
+
+    # -- nested scopes --------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if self.at_level:
+            self.use.bound.add(node.name.value)
+        for decorator in node.decorators:
+            walk.visit(decorator, self)
+        walk.visit(node.params, self)
+        if node.returns is not None:
+            walk.visit(node.returns, self)
+        if is_generated(node.name.value):
+            self.generated += 1
+            walk.visit(node.body, self)
+            self.generated -= 1
+        else:
+            self.nested += 1
+            walk.visit(node.body, self)
+            self.nested -= 1
+        return False
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        # Defaults and annotations are evaluated in the enclosing scope.
+        if node.default is not None:
+            walk.visit(node.default, self)
+        if node.annotation is not None:
+            walk.visit(node.annotation, self)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        walk.visit(node.params, self)
+        self.nested += 1
+        walk.visit(node.body, self)
+        self.nested -= 1
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        if self.at_level:
+            self.use.bound.add(node.name.value)
+        for part in (*node.decorators, *node.bases, *node.keywords):
+            walk.visit(part, self)
+        self.nested += 1
+        walk.visit(node.body, self)
+        self.nested -= 1
+        return False
+
+    def visit_CompFor(self, node: cst.CompFor) -> bool:
+        # Comprehension targets are local to the comprehension.
+        walk.visit(node.iter, self)
+        for cond in node.ifs:
+            walk.visit(cond, self)
+        if node.inner_for_in is not None:
+            walk.visit(node.inner_for_in, self)
+        return False
+
+    # -- reads ----------------------------------------------------------------
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        walk.visit(node.value, self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        walk.visit(node.value, self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._read(node.value)
+
+    def _read(self, name: str) -> None:
+        if self.nested:
+            self.use.closure_read.add(name)
+        else:
+            self.use.read.add(name)
+
+
+GENERATED_PREFIX = "_gbfix_"
+
+
+def is_generated(name: str) -> bool:
+    """Names gbfix itself made: helpers called right where they are defined."""
+    return name.startswith(GENERATED_PREFIX)
+
+
+def name_use(nodes: Iterable[cst.CSTNode]) -> NameUse:
+    use = NameUse()
+    visitor = _NameVisitor(use)
+    for node in nodes:
+        walk.visit(node, visitor)
+    return use
+
+
+def function_scope_use(func: cst.FunctionDef, exclude: cst.CSTNode | None = None) -> NameUse:
+    """Names of a function's own scope, parameters included, ignoring ``exclude``."""
+    use = NameUse()
+    walk.visit(func.body, _NameVisitor(use, exclude))
+    params = func.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        use.bound.add(param.name.value)
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            use.bound.add(star.name.value)
+    return use
+
+
+# -- control flow --------------------------------------------------------------
+
+@dataclass
+class Exits:
+    """How control can leave a block, not counting nested functions."""
+
+    returns: bool = False
+    yields: bool = False
+    awaits: bool = False
+    #: ``break``/``continue`` that target the loop the block belongs to
+    breaks: bool = False
+    continues: bool = False
+
+
+class _ExitVisitor(cst.CSTVisitor):
+    def __init__(self, exits: Exits) -> None:
+        self.exits = exits
+        self.loop_depth = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_For(self, node: cst.For) -> bool:
+        if node.asynchronous is not None:
+            self.exits.awaits = True
+        walk.visit(node.iter, self)
+        self.loop_depth += 1
+        walk.visit(node.body, self)
+        self.loop_depth -= 1
+        if node.orelse is not None:
+            walk.visit(node.orelse, self)
+        return False
+
+    def visit_While(self, node: cst.While) -> bool:
+        walk.visit(node.test, self)
+        self.loop_depth += 1
+        walk.visit(node.body, self)
+        self.loop_depth -= 1
+        if node.orelse is not None:
+            walk.visit(node.orelse, self)
+        return False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.exits.returns = True
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        self.exits.yields = True
+
+    def visit_Await(self, node: cst.Await) -> None:
+        self.exits.awaits = True
+
+    def visit_With(self, node: cst.With) -> None:
+        if node.asynchronous is not None:
+            self.exits.awaits = True
+
+    def visit_Break(self, node: cst.Break) -> None:
+        if not self.loop_depth:
+            self.exits.breaks = True
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        if not self.loop_depth:
+            self.exits.continues = True
+
+
+def exits_of(nodes: Sequence[cst.CSTNode]) -> Exits:
+    exits = Exits()
+    visitor = _ExitVisitor(exits)
+    for node in nodes:
+        walk.visit(node, visitor)
+    return exits
+
+
+class ReplaceLoopControl(cst.CSTTransformer):
+    """Turns ``continue`` (of the loop being moved) into ``return``.
+
+    Nested loops and nested functions keep their own ``continue``.
+    """
+
+    def __init__(self) -> None:
+        self.depth = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    # Only a nested loop's body is its own: a ``continue`` in its ``else``
+    # belongs to the loop being moved.
+    def visit_For_body(self, node: cst.For) -> None:
+        self.depth += 1
+
+    def leave_For_body(self, node: cst.For) -> None:
+        self.depth -= 1
+
+    def visit_While_body(self, node: cst.While) -> None:
+        self.depth += 1
+
+    def leave_While_body(self, node: cst.While) -> None:
+        self.depth -= 1
+
+    def leave_Continue(
+        self, original_node: cst.Continue, updated_node: cst.Continue
+    ) -> cst.BaseSmallStatement:
+        if self.depth:
+            return updated_node
+        return cst.Return(semicolon=updated_node.semicolon)
+
+
+def first_unconditional_binding(body: Sequence[cst.BaseStatement], name: str) -> int | None:
+    """Index of the top-level statement that binds ``name`` before anything reads it.
+
+    Returns None when the first statement mentioning ``name`` reads it, binds
+    it only conditionally (inside ``if``/``try``/a loop), or when a statement
+    before it may ``continue`` (which would skip the binding).
+    """
+    for index, stmt in enumerate(body):
+        use = name_use([stmt])
+        mentioned = name in use.bound or name in use.read or name in use.closure_read
+        if not mentioned:
+            if exits_of([stmt]).continues:
+                return None
+            continue
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return None
+        # Within one line, every small statement before the binding must not read it.
+        for small in stmt.body:
+            small_use = name_use([small])
+            if name in small_use.read or name in small_use.closure_read:
+                return None
+            if name in small_use.bound:
+                # A bare annotation (``name: int``) declares the name but assigns nothing.
+                assigns = isinstance(small, cst.Assign) or (
+                    isinstance(small, cst.AnnAssign) and small.value is not None
+                )
+                return index if assigns else None
+        return None
+    return None
+
+
+class DropAnnotations(cst.CSTTransformer):
+    """Removes the annotations of ``names`` from code moved into a helper.
+
+    A helper that declares a name ``nonlocal`` or ``global`` may not annotate
+    it (a SyntaxError), and moved code can: a user's ``t: int = 0``, or the
+    ``t: object`` declaration an earlier rewrite of an inner loop left. In a
+    function, annotations of local names are never evaluated, so ``t: int =
+    v`` becomes ``t = v`` and a bare ``t: int`` goes, with no change in what
+    the code does. Nested scopes keep theirs.
+    """
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = frozenset(names)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> Union[cst.SimpleStatementLine, cst.RemovalSentinel]:
+        body: list[cst.BaseSmallStatement] = []
+        for small in updated_node.body:
+            if not (isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
+                    and small.target.value in self.names):
+                body.append(small)
+            elif small.value is not None:
+                body.append(cst.Assign([cst.AssignTarget(small.target)], small.value, semicolon=small.semicolon))
+        if len(body) == len(updated_node.body) and all(a is b for a, b in zip(body, updated_node.body)):
+            return updated_node
+        # An emptied block is printed as ``pass``.
+        return updated_node.with_changes(body=body) if body else cst.RemoveFromParent()
+
+
+def local_declaration(name: str) -> cst.SimpleStatementLine:
+    """``name: object``: makes ``name`` local to the function without assigning it.
+
+    A nested helper's ``nonlocal name`` needs a binding in the enclosing
+    function. A bare annotation is one, and local annotations are never
+    evaluated, so code that reads ``name`` where nothing bound it still
+    raises ``UnboundLocalError``/``NameError`` as it did before the move.
+    """
+    return cst.SimpleStatementLine(
+        [cst.AnnAssign(target=cst.Name(name), annotation=cst.Annotation(cst.Name("object")), value=None)]
+    )
+
+
+class _HelperNonlocals(cst.CSTVisitor):
+    """Names the generated helpers defined in one function's scope declare ``nonlocal``."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if is_generated(node.name.value):
+            self.names |= name_use([node.body]).nonlocal_decl
+        return False  # deeper helpers answer to their own parent
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+class DeclareHelperNonlocals(cst.CSTTransformer):
+    """Gives every ``nonlocal`` of a generated helper a binding in its parent.
+
+    Each rewrite plans on its own statement: a name it shares with another
+    statement that also binds it becomes ``nonlocal`` with no declaration,
+    relying on that other binding. When the other statement is moved into a
+    helper too, the parent binds the name nowhere (a SyntaxError). Run after
+    a rule has changed a tree, this adds the missing bare declarations
+    (``name: object``, see :func:`local_declaration`) at the top of the
+    parent; they assign nothing, so behaviour does not change.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: the statement holders with a generated helper somewhere inside them
+        self._leading_to_helpers: set[int] = set()
+
+    def visit_Module(self, node: cst.Module) -> None:
+        _holders_of_helpers(node, self._leading_to_helpers)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # Only functions with a helper inside change: nothing else is entered (and rebuilt).
+        return super().on_visit(node) and id(node) in self._leading_to_helpers
+
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
+        if id(original_node) not in self._leading_to_helpers:
+            return updated_node  # left without being entered: no helper inside
+        finder = _HelperNonlocals()
+        walk.visit(updated_node.body, finder)
+        if not finder.names:
+            return updated_node
+        own = function_scope_use(updated_node)
+        missing = sorted(finder.names - own.bound - own.nonlocal_decl - own.global_decl)
+        if not missing or not isinstance(updated_node.body, cst.IndentedBlock):
+            return updated_node
+        body = list(updated_node.body.body)
+        at = 1 if body and _is_docstring(body[0]) else 0
+        if is_generated(updated_node.name.value):
+            # A generated helper only passes the name through to the function
+            # it was made in: sharing it there (not declaring it here) keeps
+            # one variable. That function declares it if it binds it nowhere.
+            body[at:at] = [cst.SimpleStatementLine(
+                [cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in missing])]
+            )]
+        else:
+            body[at:at] = [local_declaration(name) for name in missing]
+        return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
+
+
+def _holders_of_helpers(node: cst.CSTNode, found: set[int]) -> bool:
+    """Whether a generated helper is defined somewhere inside ``node``; adds the ids of
+    ``node`` and of the statement holders under it for which that is so to ``found``."""
+    holds = False
+    for child in walk.children(node):
+        if type(child) is cst.FunctionDef and is_generated(child.name.value):  # type: ignore[attr-defined]
+            holds = True
+        if type(child) in walk.STATEMENT_HOLDERS and _holders_of_helpers(child, found):
+            holds = True
+    if holds:
+        found.add(id(node))
+    return holds
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )

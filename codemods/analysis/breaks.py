@@ -1,0 +1,360 @@
+"""Which calls break the graph: the shared break analysis every rule uses.
+
+A break inside a nested call is raised at the call site in the top-level
+frame (``nested_graph_breaks`` is off by default), so a loop that calls a
+same-module helper which breaks is a loop with a break. This module marks:
+
+* every ``Call`` that breaks, directly (an entry of the catalogue, matched by
+  qualified name) or through a function, method or submodule defined in the
+  same module whose body breaks;
+* every ``FunctionDef`` whose body breaks.
+
+It is a batchable libcst metadata provider, so rules ask for it like any
+other metadata, it is computed once per tree, and its walk is shared with
+the other providers of its round.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence, Union
+
+import libcst as cst
+from libcst.metadata import BatchableMetadataProvider
+
+from codemods.analysis.catalogue import (
+    BY_LOGGER_METHOD,
+    BY_METHOD,
+    BY_QUALIFIED,
+    LOGGER_NAMES,
+)
+from codemods.analysis.nodes import dotted_name
+from codemods.analysis.scopes import Scope, ScopeTracker, names_in
+from codemods.fastcst import walk
+
+
+@dataclass(frozen=True)
+class BreakReason:
+    """Why a call breaks; ``via`` names the same-module function in between."""
+
+    reason: str
+    raises: bool = True
+    via: str = ""
+
+    def describe(self) -> str:
+        return f"{self.reason} (via {self.via})" if self.via else self.reason
+
+
+@dataclass
+class _Function:
+    node: cst.FunctionDef
+    qualname: str
+    cls: Optional[str]
+    #: the class whose method this function is, or is nested in (``self`` there)
+    owner: Optional[str] = None
+    direct: Optional[BreakReason] = None
+    callees: list[tuple[cst.Call, str]] = field(default_factory=list)
+
+
+class _Collector(ScopeTracker):
+    """What one pass over the module learns: functions, classes, submodules, call edges.
+
+    Its ``visit_``/``leave_`` methods are run by the batched walk of
+    :class:`BreakProvider`. It tracks scopes itself, so the names a call may
+    refer to need no walk of their own: each call is recorded with its scope
+    and read by :meth:`replay` once the walk has seen every binding.
+    """
+
+    def __init__(self) -> None:
+        ScopeTracker.__init__(self)
+        self.functions: list[_Function] = []
+        self.class_methods: dict[str, dict[str, _Function]] = {}
+        self.module_functions: dict[str, _Function] = {}
+        self.nested_functions: dict[str, list[_Function]] = {}
+        #: class name -> attribute -> classes mentioned in what it was assigned
+        self.submodules: dict[str, dict[str, set[str]]] = {}
+        #: class name -> attribute iterated by a loop variable, per function
+        self.loop_aliases: dict[int, dict[str, str]] = {}
+        self.logger_names: set[str] = set(LOGGER_NAMES)
+        self._class_stack: list[str] = []
+        self._func_stack: list[_Function] = []
+        self.direct_calls: dict[cst.Call, BreakReason] = {}
+        #: in walk order: calls (with the function they are in) and assignments, with their scope
+        self._events: list[tuple[Union[cst.Call, cst.Assign], Optional[_Function], Scope]] = []
+
+    # -- scopes -------------------------------------------------------------
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        super().visit_ClassDef(node)
+        self._class_stack.append(node.name.value)
+        self.class_methods.setdefault(node.name.value, {})
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        super().leave_ClassDef(original_node)
+        self._class_stack.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        cls = self._class_stack[-1] if self._class_stack and not self._func_stack else None
+        fn = _Function(node=node, qualname=node.name.value, cls=cls)
+        fn.owner = cls if cls is not None else (self._func_stack[-1].owner if self._func_stack else None)
+        if cls is not None:
+            fn.qualname = f"{cls}.{node.name.value}"
+            self.class_methods[cls][node.name.value] = fn
+        elif not self._func_stack:
+            self.module_functions[node.name.value] = fn
+        else:
+            self.nested_functions.setdefault(node.name.value, []).append(fn)
+        self.functions.append(fn)
+        self._func_stack.append(fn)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        super().leave_FunctionDef(original_node)
+        self._func_stack.pop()
+
+    # -- facts --------------------------------------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        self._events.append((node, None, self._scope))
+        if self._class_stack and self._func_stack:
+            names = [dotted_name(target.target) for target in node.targets]
+            attrs_set = [n[5:] for n in names if n and n.startswith("self.") and n.count(".") == 1]
+            mentioned = _class_names_called(value) if attrs_set else set()
+            if mentioned:
+                attrs = self.submodules.setdefault(self._class_stack[-1], {})
+                for attr in attrs_set:
+                    attrs.setdefault(attr, set()).update(mentioned)
+
+    def visit_For(self, node: cst.For) -> None:
+        super().visit_For(node)
+        if not self._func_stack or not isinstance(node.target, cst.Name):
+            return
+        source = dotted_name(node.iter)
+        if source and source.startswith("self.") and source.count(".") == 1:
+            aliases = self.loop_aliases.setdefault(id(self._func_stack[-1].node), {})
+            aliases[node.target.value] = source[5:]
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._events.append((node, self._func_stack[-1] if self._func_stack else None, self._scope))
+
+    def replay(self) -> None:
+        """Read the recorded calls and assignments in walk order, every binding known."""
+        for node, fn, scope in self._events:
+            if isinstance(node, cst.Assign):
+                # An assigned call is read in the assignment's scope.
+                value = node.value
+                if isinstance(value, cst.Call) and "logging.getLogger" in names_in(scope, value):
+                    for target in node.targets:
+                        name = dotted_name(target.target)
+                        if name:
+                            self.logger_names.add(name)
+                continue
+            reason = self._catalogue_reason(node, scope)
+            if reason is not None:
+                self.direct_calls[node] = reason
+                if fn is not None and fn.direct is None:
+                    fn.direct = reason
+                continue
+            if fn is not None:
+                name = dotted_name(node.func)
+                if name:
+                    fn.callees.append((node, name))
+
+    def _catalogue_reason(self, node: cst.Call, scope: Scope) -> Optional[BreakReason]:
+        """The catalogue's reason for the call ``node``, read in ``scope``, if it breaks."""
+        for qname in names_in(scope, node):
+            entry = BY_QUALIFIED.get(qname)
+            if entry is not None:
+                return BreakReason(entry.reason, entry.raises)
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        method = func.attr.value
+        entry = BY_METHOD.get(method)
+        if entry is not None and not node.args:
+            return BreakReason(entry.reason, entry.raises)
+        entry = BY_LOGGER_METHOD.get(method)
+        if entry is not None and dotted_name(func.value) in self.logger_names:
+            return BreakReason(entry.reason, entry.raises)
+        return None
+
+
+def _class_names_called(node: cst.CSTNode) -> set[str]:
+    """Bare class-like names called anywhere in an expression (``Block(...)``)."""
+    return {
+        call.func.value
+        for call in walk.descendants(node)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value[:1].isupper()
+    }
+
+
+class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]):
+    """Marks each breaking ``Call`` and ``FunctionDef`` with a :class:`BreakReason`."""
+
+    # _Collector comes first: its visit_ methods must win over the no-op stubs.
+
+    def __init__(self, cache: object = None) -> None:
+        BatchableMetadataProvider.__init__(self, cache)
+        _Collector.__init__(self)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        self.replay()
+        resolved = _resolve(self)
+        for call, reason in self.direct_calls.items():
+            self.set_metadata(call, reason)
+        for fn in self.functions:
+            for call, callee in fn.callees:
+                target = _lookup(self, fn, callee)
+                if target is not None and resolved.get(id(target.node)) is not None:
+                    self.set_metadata(call, BreakReason(
+                        resolved[id(target.node)].reason,
+                        resolved[id(target.node)].raises,
+                        via=target.qualname,
+                    ))
+            if resolved.get(id(fn.node)) is not None:
+                self.set_metadata(fn.node, resolved[id(fn.node)])
+
+
+def _lookup(collector: _Collector, caller: _Function, callee: str) -> Optional[_Function]:
+    """The same-module function a dotted call name refers to, if any."""
+    parts = callee.split(".")
+    cls = caller.cls or caller.owner
+    if len(parts) == 1:
+        name = parts[0]
+        if name in collector.nested_functions:
+            return collector.nested_functions[name][-1]
+        if name in collector.module_functions:
+            return collector.module_functions[name]
+        if cls is not None:
+            attr = collector.loop_aliases.get(id(caller.node), {}).get(name)
+            if attr is not None:
+                return _submodule_forward(collector, cls, attr)
+        if name in collector.class_methods:
+            return collector.class_methods[name].get("__init__")
+        return None
+    if parts[0] == "self" and len(parts) == 2 and cls is not None:
+        method = collector.class_methods.get(cls, {}).get(parts[1])
+        if method is not None:
+            return method
+        return _submodule_forward(collector, cls, parts[1])
+    return None
+
+
+def _submodule_forward(collector: _Collector, cls: str, attr: str) -> Optional[_Function]:
+    for sub_cls in sorted(collector.submodules.get(cls, {}).get(attr, ())):
+        methods = collector.class_methods.get(sub_cls, {})
+        forward = methods.get("forward") or methods.get("__call__")
+        if forward is not None:
+            return forward
+    return None
+
+
+def _resolve(collector: _Collector) -> dict[int, Optional[BreakReason]]:
+    """Fixpoint: a function breaks if it calls the catalogue or a breaking function."""
+    result: dict[int, Optional[BreakReason]] = {
+        id(fn.node): fn.direct for fn in collector.functions
+    }
+    changed = True
+    while changed:
+        changed = False
+        for fn in collector.functions:
+            if result[id(fn.node)] is not None:
+                continue
+            for _call, callee in fn.callees:
+                target = _lookup(collector, fn, callee)
+                if target is not None and target is not fn and result.get(id(target.node)):
+                    inner = result[id(target.node)]
+                    assert inner is not None
+                    result[id(fn.node)] = BreakReason(inner.reason, inner.raises, via=target.qualname)
+                    changed = True
+                    break
+    return result
+
+
+# -- queries used by the rules ------------------------------------------------
+
+@dataclass(frozen=True)
+class BreakSite:
+    """The first breaking call found in a piece of code."""
+
+    node: cst.CSTNode
+    reason: BreakReason
+
+
+Lookup = Callable[[cst.CSTNode], Optional[BreakReason]]
+
+
+def find_breaks(
+    nodes: Sequence[cst.CSTNode] | cst.CSTNode,
+    lookup: Lookup,
+    line_of: Optional[Callable[[cst.CSTNode], int]] = None,
+    extra_lines: frozenset[int] = frozenset(),
+) -> list[BreakSite]:
+    """Every breaking call in ``nodes``, in source order.
+
+    Bodies of nested functions, lambdas and classes are not entered: defining
+    a function does not run it (calling it is seen at the call site).
+    ``extra_lines`` are lines a real run recorded as breaking; any statement
+    on such a line counts.
+    """
+    if isinstance(nodes, cst.CSTNode):
+        nodes = [nodes]
+    sites: list[BreakSite] = []
+    recorded = bool(extra_lines) and line_of is not None
+    for root in nodes:
+        # A loop's own condition is passed in as an expression (``while x.item() > 0:``).
+        if recorded and isinstance(root, cst.BaseExpression):
+            if line_of(root) in extra_lines:  # type: ignore[misc]
+                sites.append(BreakSite(root, BreakReason("recorded as a graph break by a run")))
+        for node in walk.descendants(root, _runs_here):
+            if type(node) is cst.Call:
+                reason = lookup(node)
+                if reason is not None:
+                    sites.append(BreakSite(node, reason))
+            elif recorded and isinstance(node, cst.BaseSmallStatement):
+                if line_of(node) in extra_lines:  # type: ignore[misc]
+                    sites.append(BreakSite(node, BreakReason("recorded as a graph break by a run")))
+            elif recorded and isinstance(node, (cst.If, cst.While)):
+                # A break recorded on the header is in the condition: a data-dependent branch.
+                if line_of(node) in extra_lines:  # type: ignore[misc]
+                    sites.append(BreakSite(node.test, BreakReason("recorded as a graph break by a run")))
+    return sites
+
+
+def _runs_here(node: cst.CSTNode) -> bool:
+    """What is below ``node`` runs when it runs (not so for a definition's body), and may
+    hold a call (not so below whitespace and punctuation)."""
+    return type(node) not in _NOT_ENTERED
+
+
+_NOT_ENTERED = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef) | walk.TRIVIA
+_NO_RETURN_BELOW = walk.node_types(cst.FunctionDef, cst.ClassDef, cst.BaseExpression)
+
+
+def _returns_in(nodes: Sequence[cst.CSTNode]) -> list[cst.Return]:
+    return [
+        node for root in nodes for node in walk.descendants(root, _may_hold_return)
+        if isinstance(node, cst.Return)
+    ]
+
+
+def _may_hold_return(node: cst.CSTNode) -> bool:
+    # A return is a statement: expressions never hold one, and a nested definition's is its own.
+    return type(node) not in _NO_RETURN_BELOW
+
+
+def sites_that_skip(
+    loop_parts: Sequence[cst.CSTNode],
+    sites: Sequence[BreakSite],
+    start_of: Callable[[cst.CSTNode], tuple[int, int]],
+) -> list[BreakSite]:
+    """The break sites in a loop that make Dynamo skip the frame.
+
+    Dynamo (torch 2.13, ``maybe_has_backedge``) calls a break "in a loop" by
+    scanning forward from it for a backward jump, and stops at the first
+    return. A break with a ``return`` after it in the loop body is therefore
+    resumed, not skipped, and needs no fix.
+    """
+    if not sites:
+        return []
+    returns = [start_of(r) for r in _returns_in(loop_parts)]
+    return [s for s in sites if not any(r > start_of(s.node) for r in returns)]

@@ -1,0 +1,30 @@
+"""Small helpers on libcst nodes that rules and analyses share."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+
+def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = dotted_name(node.value)
+        return f"{head}.{node.attr.value}" if head else None
+    return None
+
+
+def body_statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
+    if isinstance(block, cst.IndentedBlock):
+        return list(block.body)
+    assert isinstance(block, cst.SimpleStatementSuite)
+    return [cst.SimpleStatementLine(body=list(block.body))]
+
+
+def block_indent(node: cst.CSTNode) -> Optional[str]:
+    """The indentation ``node``'s block uses, relative to ``node``; None: the module's default."""
+    body = getattr(node, "body", None)
+    return body.indent if isinstance(body, cst.IndentedBlock) else None

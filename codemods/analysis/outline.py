@@ -1,0 +1,204 @@
+"""Outlining: move one statement into a nested helper that is called once.
+
+This is the always-available fix for a statement Dynamo cannot resume in (a
+loop, a ``with`` or a ``try`` holding a graph break). The statement moves,
+unchanged, into ``def _gbfix_<kind>_N():`` defined right where it stood, and
+the helper is called once in its place. Dynamo then breaks at the call in the
+parent frame, resumes after it and compiles everything around it; only the
+helper's frame is skipped (measured on torch 2.13: a ``sin -> loop with break
+-> cos`` function goes from 0 frames compiled to 2, with the helper skipped).
+
+Why a nested helper, not one hoisted to module level: hoisting needs every
+local passed in and every rebinding passed back, and must refuse ``super()``
+and ``__class__``; a closure keeps the statement's text untouched and its
+names shared with the parent, which is what makes the move exact.
+
+How names stay exact:
+
+* A name the statement binds that the rest of the function also uses
+  (bound, read, or captured by a closure there) is declared ``nonlocal`` in
+  the helper. ``nonlocal`` needs a binding in the parent: when the statement
+  is the only place that binds it, the parent gets a bare annotation
+  ``name: object``. That makes the name local to the parent *without
+  assigning it* (local annotations are never evaluated), so reading it where
+  the statement did not bind it still raises ``UnboundLocalError``, as
+  before.
+* Names declared ``global`` in the parent are declared ``global`` in the
+  helper; the parent's own ``nonlocal`` names are declared ``nonlocal``.
+* Names bound only inside the statement and used nowhere else stay local to
+  the helper.
+* ``return value`` inside the statement becomes ``return True, value`` in the
+  helper, which ends with ``return False, None``; the call site returns the
+  value when the first item is true.
+
+Refused, with the reason: ``yield``/``await`` in the statement (the helper
+would change what the parent is), ``break``/``continue`` that target a loop
+outside the statement, ``global``/``nonlocal`` statements inside it,
+zero-argument ``super()``, ``__class__``, ``locals()``/``vars()``/``exec``/
+``eval`` (they depend on the frame they run in).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence, Union
+
+import libcst as cst
+
+from codemods.analysis.bindings import (
+    DropAnnotations,
+    exits_of,
+    function_scope_use,
+    is_generated,
+    local_declaration,
+    name_use,
+)
+from codemods.fastcst import walk
+
+#: helpers made by outlining: what was moved into them stays as it is
+OUTLINED_PREFIXES = ("_gbfix_loop_", "_gbfix_with_", "_gbfix_try_")
+
+
+@dataclass(frozen=True)
+class OutlineRefusal:
+    reason: str
+
+
+@dataclass
+class OutlinePlan:
+    nonlocals: list[str] = field(default_factory=list)
+    globals: list[str] = field(default_factory=list)
+    #: names to declare in the parent with a bare annotation
+    declare: list[str] = field(default_factory=list)
+    returns: bool = False
+
+
+_FRAME_INTROSPECTION = frozenset({"locals", "vars", "exec", "eval"})
+
+
+def _frame_sensitive(stmt: cst.CSTNode) -> str:
+    #: names read as attributes (``self.__class__``): they are not the frame's own
+    attributes: set[int] = set()
+    for node in walk.descendants(stmt, _in_same_frame):
+        if type(node) is cst.Attribute:
+            attributes.add(id(node.attr))  # type: ignore[attr-defined]
+        elif type(node) is cst.Call and type(node.func) is cst.Name:
+            if node.func.value == "super" and not node.args:
+                return "zero-argument `super()`"
+            if node.func.value in _FRAME_INTROSPECTION:
+                return f"`{node.func.value}()`"
+        elif type(node) is cst.Name and node.value == "__class__" and id(node) not in attributes:
+            return "`__class__`"
+    return ""
+
+
+def _in_same_frame(node: cst.CSTNode) -> bool:
+    """What is below ``node`` runs in its frame: not so in a lambda or a def (but for our own helpers)."""
+    if type(node) is cst.FunctionDef:
+        return is_generated(node.name.value)  # type: ignore[attr-defined]
+    return type(node) is not cst.Lambda
+
+
+def plan_outline(stmt: cst.BaseStatement, func: cst.FunctionDef) -> Union[OutlinePlan, OutlineRefusal]:
+    """How to outline ``stmt`` (an original node inside ``func``), or why not."""
+    exits = exits_of([stmt])
+    if exits.yields:
+        return OutlineRefusal("it contains `yield`")
+    if exits.awaits:
+        return OutlineRefusal("it contains `await` or an async loop/with")
+    # A loop's own break/continue are nested for exits_of; only outer ones count.
+    if exits.breaks or exits.continues:
+        return OutlineRefusal("it has `break`/`continue` for a loop outside it")
+    sensitive = _frame_sensitive(stmt)
+    if sensitive:
+        return OutlineRefusal(f"it uses {sensitive}, which depends on the frame it runs in")
+    use = name_use([stmt])
+    if use.global_decl or use.nonlocal_decl:
+        return OutlineRefusal("it declares `global` or `nonlocal`")
+    outside = function_scope_use(func, exclude=stmt)
+    plan = OutlinePlan(returns=exits.returns)
+    for name in sorted(use.bound):
+        if is_generated(name):
+            continue
+        if name in outside.global_decl:
+            plan.globals.append(name)
+        elif name in outside.bound or name in outside.nonlocal_decl:
+            plan.nonlocals.append(name)
+        elif name in outside.read or name in outside.closure_read:
+            plan.nonlocals.append(name)
+            plan.declare.append(name)
+    return plan
+
+
+class _ReturnsToPairs(cst.CSTTransformer):
+    """``return v`` -> ``return True, v`` outside nested functions."""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def leave_Return(self, original_node: cst.Return, updated_node: cst.Return) -> cst.Return:
+        value = updated_node.value if updated_node.value is not None else cst.Name("None")
+        pair = cst.Tuple(
+            [cst.Element(cst.Name("True"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+             cst.Element(value)],
+            lpar=[], rpar=[],
+        )
+        return updated_node.with_changes(
+            value=pair, whitespace_after_return=cst.SimpleWhitespace(" ")
+        )
+
+
+def _decl(kind: type, names: Sequence[str]) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([kind([cst.NameItem(cst.Name(n)) for n in names])])
+
+
+def _expr_line(expr: cst.BaseExpression) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([cst.Expr(expr)])
+
+
+def build_outline(stmt: cst.BaseStatement, plan: OutlinePlan, helper: str) -> list[cst.BaseStatement]:
+    """The statements that replace ``stmt`` (an updated node)."""
+    leading = stmt.leading_lines
+    moved = stmt.with_changes(leading_lines=())
+    if plan.returns:
+        moved = moved.visit(_ReturnsToPairs())  # type: ignore[assignment]
+    if plan.nonlocals or plan.globals:
+        moved = moved.visit(DropAnnotations(plan.nonlocals + plan.globals))  # type: ignore[assignment]
+    body: list[cst.BaseStatement] = []
+    if plan.globals:
+        body.append(_decl(cst.Global, plan.globals))
+    if plan.nonlocals:
+        body.append(_decl(cst.Nonlocal, plan.nonlocals))
+    body.append(moved)
+    if plan.returns:
+        body.append(cst.SimpleStatementLine([cst.Return(cst.Tuple(
+            [cst.Element(cst.Name("False"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+             cst.Element(cst.Name("None"))], lpar=[], rpar=[]))]))
+    out: list[cst.BaseStatement] = [local_declaration(name) for name in plan.declare]
+    # Indent as the statement's own block does: a tab-indented function stays tab-indented.
+    indent = stmt.body.indent if isinstance(getattr(stmt, "body", None), cst.IndentedBlock) else None
+    out.append(cst.FunctionDef(
+        name=cst.Name(helper), params=cst.Parameters(), body=cst.IndentedBlock(body, indent=indent)
+    ))
+    call = cst.Call(func=cst.Name(helper))
+    if plan.returns:
+        suffix = helper.rsplit("_", 1)[1]
+        done, value = f"_gbfix_returned_{suffix}", f"_gbfix_value_{suffix}"
+        out.append(cst.SimpleStatementLine([cst.Assign(
+            [cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(done)), cst.Element(cst.Name(value))], lpar=[], rpar=[]))],
+            call,
+        )]))
+        out.append(cst.If(
+            test=cst.Name(done),
+            body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(cst.Name(value))])], indent=indent),
+        ))
+    else:
+        out.append(_expr_line(call))
+    out[0] = out[0].with_changes(leading_lines=leading)
+    return out

@@ -1,0 +1,307 @@
+"""Unrolling: which constant-trip loops can become straight-line calls of a helper, and how.
+
+GBF001 unrolls with these; GBF002 asks :func:`plan_unroll` whether a loop is
+GBF001's before outlining it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence, Union
+
+import libcst as cst
+
+from codemods.analysis.bindings import (
+    DropAnnotations,
+    NameUse,
+    exits_of,
+    first_unconditional_binding,
+    function_scope_use,
+    is_generated,
+    local_declaration,
+    name_use,
+)
+from codemods.analysis.nodes import block_indent, body_statements, dotted_name
+from codemods.fastcst import walk
+
+# -- which loops can be unrolled ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Refusal:
+    reason: str
+
+
+@dataclass
+class UnrollPlan:
+    params: list[str]
+    calls: list[list[cst.BaseExpression]]
+    nonlocals: list[str] = field(default_factory=list)
+    #: names only the loop binds that the parent must hold (``name: object``)
+    declare: list[str] = field(default_factory=list)
+    #: the loop variable is read after the loop: bind it before each call
+    keep_target: bool = False
+
+
+def _int_constant(node: cst.BaseExpression) -> Optional[int]:
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
+        return -int(node.expression.evaluated_value)
+    return None
+
+
+def _int_node(value: int) -> cst.BaseExpression:
+    if value < 0:
+        return cst.UnaryOperation(cst.Minus(), cst.Integer(str(-value)))
+    return cst.Integer(str(value))
+
+
+_CONSTANT_TYPES = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
+
+
+def _stable_element(node: cst.BaseExpression, body_bound: set[str], body_sets_attrs: bool) -> bool:
+    """An iterable element whose value the loop body cannot change."""
+    if isinstance(node, _CONSTANT_TYPES) or _int_constant(node) is not None:
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("None", "True", "False") or node.value not in body_bound
+    if isinstance(node, cst.Attribute):
+        root = dotted_name(node)
+        return bool(root) and not body_sets_attrs and root.split(".")[0] not in body_bound
+    if isinstance(node, cst.Tuple):
+        return all(_stable_element(e.value, body_bound, body_sets_attrs) for e in node.elements)
+    return False
+
+
+def _iteration_values(
+    node: cst.For, max_trips: int, body_facts: Callable[[], tuple[set[str], bool]]
+) -> Union[list[cst.BaseExpression], Refusal, None]:
+    """One expression per iteration, a Refusal, or None if not a constant-trip loop."""
+    iterable = node.iter
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
+        name = iterable.func.value
+        if name == "range" and 1 <= len(iterable.args) <= 3 and not any(
+            a.keyword or a.star for a in iterable.args
+        ):
+            bounds = [_int_constant(a.value) for a in iterable.args]
+            if any(b is None for b in bounds):
+                return None
+            values = list(range(*bounds))  # type: ignore[arg-type]
+            if not values:
+                return Refusal("the loop runs zero times")
+            if len(values) > max_trips:
+                return Refusal(f"{len(values)} trips is more than unroll_max_trips={max_trips}")
+            return [_int_node(v) for v in values]
+        if name == "enumerate" and len(iterable.args) in (1, 2):
+            inner = iterable.args[0].value
+            start = 0
+            if len(iterable.args) == 2:
+                start_value = _int_constant(iterable.args[1].value)
+                if start_value is None:
+                    return None
+                start = start_value
+            if not isinstance(inner, (cst.Tuple, cst.List)):
+                return None
+            elements = _literal_elements(inner, max_trips, body_facts)
+            if not isinstance(elements, list):
+                return elements
+            return [
+                cst.Tuple([cst.Element(_int_node(start + i)), cst.Element(e)])
+                for i, e in enumerate(elements)
+            ]
+        return None
+    if isinstance(iterable, (cst.Tuple, cst.List)):
+        return _literal_elements(iterable, max_trips, body_facts)
+    return None
+
+
+def _literal_elements(
+    node: Union[cst.Tuple, cst.List], max_trips: int, body_facts: Callable[[], tuple[set[str], bool]]
+) -> Union[list[cst.BaseExpression], Refusal]:
+    elements = node.elements
+    if any(isinstance(e, cst.StarredElement) for e in elements):
+        return Refusal("the iterable has a starred element")
+    if not elements:
+        return Refusal("the loop runs zero times")
+    if len(elements) > max_trips:
+        return Refusal(f"{len(elements)} trips is more than unroll_max_trips={max_trips}")
+    values = [e.value for e in elements]
+    body_bound, body_sets_attrs = body_facts()
+    if not all(_stable_element(v, body_bound, body_sets_attrs) for v in values):
+        return Refusal("an element of the iterable is an expression the body could change")
+    return values
+
+
+def _target_names(target: cst.BaseExpression) -> Optional[list[str]]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)) and all(
+        isinstance(e.value, cst.Name) and not isinstance(e, cst.StarredElement)
+        for e in target.elements
+    ):
+        return [e.value.value for e in target.elements]  # type: ignore[attr-defined]
+    return None
+
+
+def _split_value(value: cst.BaseExpression, arity: int) -> Optional[list[cst.BaseExpression]]:
+    if arity == 1:
+        return [value]
+    if isinstance(value, cst.Tuple) and len(value.elements) == arity and not any(
+        isinstance(e, cst.StarredElement) for e in value.elements
+    ):
+        return [e.value for e in value.elements]
+    return None
+
+
+def _sets_attributes(body: cst.CSTNode) -> bool:
+    return any(
+        isinstance(node, cst.AssignTarget) and not isinstance(node.target, cst.Name)
+        for node in walk.descendants(body)
+    )
+
+
+def plan_unroll(
+    loop: cst.For, func: cst.FunctionDef, body: Sequence[cst.BaseStatement], max_trips: int
+) -> Union[UnrollPlan, Refusal, None]:
+    """How to unroll ``loop`` (in ``func``), a Refusal, or None if not constant-trip."""
+    if loop.asynchronous is not None:
+        return None
+    use: Optional[NameUse] = None
+
+    def body_facts() -> tuple[set[str], bool]:
+        # Only a literal iterable needs them: most loops are not constant-trip at all.
+        nonlocal use
+        use = name_use(body)
+        return use.bound, _sets_attributes(loop.body)
+
+    values = _iteration_values(loop, max_trips, body_facts)
+    if values is None or isinstance(values, Refusal):
+        return values
+    if use is None:
+        use = name_use(body)
+    targets = _target_names(loop.target)
+    if targets is None:
+        return Refusal("the loop target is not a name or a tuple of names")
+    calls = [_split_value(v, len(targets)) for v in values]
+    if any(c is None for c in calls):
+        return Refusal("the iterable's elements do not match the loop target's shape")
+
+    exits = exits_of(body)
+    for flag, what in (
+        (exits.breaks, "`break`"),
+        (exits.returns, "`return`"),
+        (exits.yields, "`yield`"),
+        (exits.awaits, "`await`"),
+    ):
+        if flag:
+            return Refusal(f"the loop body has {what}")
+    if use.global_decl or use.nonlocal_decl:
+        return Refusal("the loop body declares `global` or `nonlocal`")
+    if set(targets) & use.bound:
+        return Refusal("the loop body rebinds the loop variable")
+    if set(targets) & use.closure_read:
+        return Refusal("a closure in the loop body captures the loop variable")
+
+    outside = function_scope_use(func, exclude=loop)
+    if loop.orelse is not None:
+        # The ``else`` body runs after the calls, in the parent: its names are the parent's.
+        orelse = name_use([loop.orelse])
+        for part in ("bound", "read", "closure_read", "global_decl", "nonlocal_decl"):
+            getattr(outside, part).update(getattr(orelse, part))
+    plan = UnrollPlan(params=targets, calls=calls)  # type: ignore[arg-type]
+    plan.keep_target = bool(
+        set(targets) & (outside.bound | outside.read | outside.closure_read | outside.global_decl)
+    )
+    if set(targets) & outside.global_decl:
+        return Refusal("the loop variable is declared `global`")
+    if set(targets) & outside.nonlocal_decl:
+        # Its other uses are in an enclosing function, out of sight here (in a
+        # helper gbfix made, they are where the loop was first refused).
+        return Refusal("the loop variable is declared `nonlocal`")
+    if set(targets) & outside.closure_read:
+        # A closure over the loop variable would see the parent's copy, which
+        # the helper's parameter no longer updates on each trip.
+        return Refusal("a closure elsewhere in the function reads the loop variable")
+    for name in sorted(use.bound):
+        if is_generated(name):
+            continue
+        if name in outside.global_decl:
+            return Refusal(f"`{name}` is declared `global` in the function")
+        if name in outside.bound or name in outside.nonlocal_decl:
+            plan.nonlocals.append(name)
+            continue
+        shared = name in outside.read or name in outside.closure_read or name in use.closure_read
+        # A temporary bound afresh before any read in each trip can stay local
+        # to the helper; anything else (read after the loop, carried from one
+        # trip to the next, bound only on some paths) must live in the parent.
+        if shared or first_unconditional_binding(body, name) is None:
+            plan.declare.append(name)
+            plan.nonlocals.append(name)
+    return plan
+
+
+# -- building the replacement ------------------------------------------------------
+
+
+def _call(name: str, args: Sequence[cst.BaseExpression]) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine(
+        [cst.Expr(cst.Call(func=cst.Name(name), args=_args(args)))]
+    )
+
+
+def _args(values: Sequence[cst.BaseExpression]) -> list[cst.Arg]:
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return [
+        cst.Arg(v, comma=comma if i < len(values) - 1 else cst.MaybeSentinel.DEFAULT)
+        for i, v in enumerate(values)
+    ]
+
+
+def _assign(names: Sequence[str], value: cst.BaseExpression) -> cst.SimpleStatementLine:
+    if len(names) == 1:
+        target: cst.BaseExpression = cst.Name(names[0])
+    else:
+        target = cst.Tuple([cst.Element(cst.Name(n)) for n in names], lpar=[], rpar=[])
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
+
+
+def _nonlocal(names: Sequence[str]) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in names])])
+
+
+def build_unrolled(
+    loop: cst.For, plan: UnrollPlan, helper: str, body: list[cst.BaseStatement]
+) -> list[cst.BaseStatement]:
+    header: list[cst.BaseStatement] = [_nonlocal(plan.nonlocals)] if plan.nonlocals else []
+    if plan.nonlocals:
+        drop = DropAnnotations(plan.nonlocals)
+        body = [s for s in (stmt.visit(drop) for stmt in body) if isinstance(s, cst.BaseStatement)]
+    params = cst.Parameters([cst.Param(cst.Name(p)) for p in plan.params])
+    helper_def = cst.FunctionDef(
+        name=cst.Name(helper),
+        params=params,
+        # The loop body's own indentation (None: the module's), so its lines keep their bytes.
+        body=cst.IndentedBlock(body=header + body, indent=block_indent(loop)),
+        leading_lines=loop.leading_lines,
+    )
+    out: list[cst.BaseStatement] = [local_declaration(name) for name in plan.declare]
+    if out:
+        out[0] = out[0].with_changes(leading_lines=loop.leading_lines)
+        helper_def = helper_def.with_changes(leading_lines=())
+    out.append(helper_def)
+    for args in plan.calls:
+        if plan.keep_target:
+            # Bound before each trip, as the loop binds it: a trip that raises
+            # leaves it holding that trip's value, and the ``else`` body sees the last.
+            value = args[0] if len(args) == 1 else cst.Tuple([cst.Element(v) for v in args], lpar=[], rpar=[])
+            out.append(_assign(plan.params, value))
+            args = [cst.Name(p) for p in plan.params]
+        out.append(_call(helper, args))
+    if loop.orelse is not None:
+        out.extend(body_statements(loop.orelse.body))
+    return out

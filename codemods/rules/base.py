@@ -1,0 +1,274 @@
+"""What every rule is made of: its findings, its options, its base class.
+
+A rule is a libcst transformer. For each site it finds it calls
+:meth:`Rule.report`, which records a :class:`Finding` and answers whether the
+fix should be applied now (that depends on the fix's safety, the user's
+``--unsafe-fixes`` and suppression comments). A rule that cannot rewrite
+safely reports the site with ``fix="none"`` and the reason, and returns the
+node unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Optional, Union
+
+import libcst as cst
+from libcst.codemod import Codemod, CodemodContext
+
+from codemods.analysis.breaks import BreakProvider, BreakReason, find_breaks
+from codemods.analysis.fix_safety import FixMode, Safety
+from codemods.analysis.helper_names import NameAllocator
+from codemods.fastcst import walk
+from codemods.fastcst.positions import LazyPositionProvider
+
+if TYPE_CHECKING:
+    from rewriter.prefilter.screen import ScreenFacts
+
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    line: int
+    col: int
+    message: str
+    fix: Safety
+    applied: bool = False
+    #: why a fix is unsafe or was not made; shown to the user
+    note: str = ""
+    #: a fix that ``--unsafe-fixes`` would make instead, and why it is unsafe
+    unsafe_alternative: str = ""
+
+
+@dataclass(frozen=True)
+class Example:
+    """A documented before/after pair; ``after=None`` means "left unchanged"."""
+
+    before: str
+    after: Optional[str]
+    #: ``[tool.gbfix]`` settings the example runs with (``Settings`` field -> value)
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    """Everything a rule may depend on; plain data so it crosses processes."""
+
+    fix_mode: FixMode = "safe"
+    unroll_max_trips: int = 16
+    reentrant_context_managers: tuple[str, ...] = ("contextlib.nullcontext",)
+    #: lines of this file a real run recorded as graph breaks
+    recorded_break_lines: frozenset[int] = frozenset()
+    #: line -> codes suppressed there (empty set: every code)
+    suppressions: dict[int, frozenset[str]] = field(default_factory=dict)
+    #: rule codes that are active in this run (rules consult each other)
+    selected: frozenset[str] = frozenset()
+    #: top-level packages that are / are not part of the project (GBF007)
+    first_party: tuple[str, ...] = ()
+    third_party: tuple[str, ...] = ()
+    #: third-party callables known to graph-break (``pkg.mod.Class``; a prefix covers a package)
+    breaking_third_party: tuple[str, ...] = ()
+    #: the same, as recorded by a real run (filled from a trace)
+    recorded_third_party: frozenset[str] = frozenset()
+    #: packages found under this directory (outside site-packages) are first-party
+    project_root: str = ""
+    #: the number the next generated helper name gets (:mod:`codemods.analysis.helper_names`)
+    first_helper_number: int = 1
+
+
+#: statements whose finding a suppression on one of their breaks also covers
+_HOLDERS = (cst.For, cst.While, cst.With, cst.Try, cst.TryStar)
+
+class Rule(Codemod, cst.CSTTransformer):
+    """Base class of every gbfix rule.
+
+    Subclasses set ``CODE``, ``NAME``, ``SUMMARY``, ``EXAMPLES`` and write
+    their docs in the module docstring (``gbfix rules CODE`` prints it).
+    """
+
+    CODE: ClassVar[str]
+    NAME: ClassVar[str]
+    SUMMARY: ClassVar[str]
+    EXAMPLES: ClassVar[tuple[Example, ...]] = ()
+    #: plain-text fragments; a file holding none of them cannot match the rule
+    SCREEN: ClassVar[tuple[str, ...]] = ()
+    #: the rule is about graph breaks, so a file must mention a catalogue call
+    NEEDS_BREAK: ClassVar[bool] = True
+    #: for the screen (rewriter.prefilter.screen): statement kinds ("for", "while", "with",
+    #: "try") of which one, inside a function, must hold a call that may break
+    #: in its body (a ``while`` condition, a ``with`` manager's ``__enter__`` or
+    #: ``__exit__`` count too). Declaring it also says the rule's findings and
+    #: fixes stay inside the function holding that statement, so libcst may be
+    #: shown only the functions that can matter.
+    SCREEN_HOLDERS: ClassVar[tuple[str, ...]] = ()
+    #: for the stdlib-ast screen: qualified names ("torch.compile") of which
+    #: the file must reference one
+    SCREEN_CALLS: ClassVar[tuple[str, ...]] = ()
+    #: whether a call of one of ``SCREEN_CALLS`` written as a decorator counts
+    SCREEN_DECORATORS: ClassVar[bool] = True
+    #: the rule's hooks are on statements and blocks only: the walk does not
+    #: enter expressions or simple lines (libcst rebuilds every node it enters)
+    STATEMENTS_ONLY: ClassVar[bool] = True
+    METADATA_DEPENDENCIES = (LazyPositionProvider,)
+
+    def __init__(self, context: CodemodContext, options: RuleOptions) -> None:
+        Codemod.__init__(self, context)
+        cst.CSTTransformer.__init__(self)
+        self.options = options
+        self.names = NameAllocator(options.first_helper_number)
+        self.findings: list[Finding] = []
+        self.used_suppressions: set[int] = set()
+
+    @classmethod
+    def screen_ast(cls, facts: "ScreenFacts") -> bool:
+        """Whether a file could hold a finding of this rule, judged cheaply.
+
+        ``facts`` (:class:`rewriter.prefilter.screen.ScreenFacts`) answers questions
+        from Python's own parser. Saying False for a file the rule would
+        report on is a bug; a rule that declares nothing gets every file.
+        """
+        if cls.SCREEN_HOLDERS and not facts.holds_break(cls.SCREEN_HOLDERS):
+            return False
+        if cls.SCREEN_CALLS and not any(facts.calls(name, cls.SCREEN_DECORATORS) for name in cls.SCREEN_CALLS):
+            return False
+        return True
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        return tree.visit(self)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        descend = super().on_visit(node)
+        # A simple line's own leave_ hook still runs; only what is inside it is skipped.
+        return descend and (not self.STATEMENTS_ONLY or type(node) in walk.STATEMENT_HOLDERS)
+
+    # -- reporting --------------------------------------------------------------
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(LazyPositionProvider, node).start.line
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        fix: Safety,
+        note: str = "",
+        also_lines: tuple[int, ...] = (),
+        unsafe_alternative: str = "",
+    ) -> bool:
+        """Record a finding at ``node``; True when its fix should be applied now.
+
+        ``also_lines`` are other lines whose suppression comment covers this
+        finding (the header of the loop/with/try that holds the break). A
+        finding reported on a loop/with/try statement is also covered by a
+        comment on the line of a break that statement holds.
+        """
+        pos = self.get_metadata(LazyPositionProvider, node).start
+        if self.options.suppressions:
+            also_lines = (*also_lines, *self._held_break_lines(node))
+        for line in (pos.line, *also_lines):
+            codes = self.options.suppressions.get(line)
+            if codes is not None and (not codes or self.CODE in codes):
+                self.used_suppressions.add(line)
+                return False
+        apply = (fix == "safe" and self.options.fix_mode in ("safe", "unsafe")) or (
+            fix == "unsafe" and self.options.fix_mode == "unsafe"
+        )
+        self.findings.append(
+            Finding(self.CODE, pos.line, pos.column + 1, message, fix, apply, note, unsafe_alternative)
+        )
+        return apply
+
+    def lookup(self, node: cst.CSTNode) -> Optional[BreakReason]:
+        """Why ``node`` (a call or a def) breaks, as the break analysis marks it; needs :class:`BreakProvider`."""
+        return self.get_metadata(BreakProvider, node, None)
+
+    def _held_break_lines(self, node: cst.CSTNode) -> tuple[int, ...]:
+        """Lines of the breaking calls in the body of a loop/with/try ``node``
+        (and in a ``while`` condition, which runs on every iteration too)."""
+        if not isinstance(node, _HOLDERS) or BreakProvider not in self.get_inherited_dependencies():
+            return ()
+        sites = find_breaks(
+            [node.test, node.body] if isinstance(node, cst.While) else [node.body],
+            self.lookup,
+            self.line_of,
+            self.options.recorded_break_lines,
+        )
+        return tuple(self.line_of(site.node) for site in sites)
+
+    @classmethod
+    def doc(cls) -> str:
+        import inspect
+        import sys
+
+        return inspect.cleandoc(sys.modules[cls.__module__].__doc__ or "")
+
+
+class FunctionScopedRule(Rule):
+    """A rule that acts on statements inside function bodies only.
+
+    At module level there is no frame for Dynamo to skip, so nothing is done
+    there. ``self.functions`` is the stack of enclosing (original) defs.
+    """
+
+    def __init__(self, context: CodemodContext, options: RuleOptions) -> None:
+        super().__init__(context, options)
+        #: None marks a class body: its statements run in no function frame
+        self.functions: list[Optional[cst.FunctionDef]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        descend = super().on_visit(node)
+        # Rebuilding code that cannot hold a finding only costs time: every
+        # finding of these rules sits on a break in a function's own code, as
+        # the break analysis marks them.
+        if descend and isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            return self._may_act_in(node)
+        return descend
+
+    def _may_act_in(self, node: Union[cst.FunctionDef, cst.ClassDef]) -> bool:
+        """Whether a finding may be in ``node``: a function with a break (or a nested
+        definition), a class with such a method."""
+        if BreakProvider not in self.get_inherited_dependencies() or self.options.recorded_break_lines:
+            return True
+        if isinstance(node, cst.FunctionDef) and self.lookup(node) is not None:
+            return True
+        nested = _definitions_in(node)
+        if isinstance(node, cst.FunctionDef):
+            return next(nested, None) is not None
+        return any(self._may_act_in(d) for d in nested)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.functions.append(None)
+
+    def leave_ClassDef(
+        self, original_node: cst.ClassDef, updated_node: cst.ClassDef
+    ) -> cst.ClassDef:
+        self.functions.pop()
+        return updated_node
+
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
+        self.functions.pop()
+        return updated_node
+
+    @property
+    def enclosing(self) -> Optional[cst.FunctionDef]:
+        return self.functions[-1] if self.functions else None
+
+
+_DEFINITIONS = walk.node_types(cst.FunctionDef, cst.ClassDef)
+
+
+def _definitions_in(node: cst.CSTNode) -> Iterator[Union[cst.FunctionDef, cst.ClassDef]]:
+    """The ``def`` and ``class`` statements in ``node``'s blocks, not those nested in them
+    (expressions are not entered)."""
+    stack: list[cst.CSTNode] = [node.body]  # type: ignore[attr-defined]
+    while stack:
+        for child in walk.children(stack.pop()):
+            if type(child) in _DEFINITIONS:
+                yield child  # type: ignore[misc]
+            elif type(child) in walk.STATEMENT_HOLDERS:
+                stack.append(child)

@@ -1,0 +1,147 @@
+"""What the block rules (GBF003 ``with``, GBF004 ``try``) share.
+
+Both find a block statement inside a function that holds a graph break,
+and both have two fixes: split the block around the break (fast: nothing is
+skipped afterwards, but not always behaviour-preserving) or outline the
+whole block into a helper (always safe: only the helper is skipped). Of
+nested blocks that break, the outermost is handled; statements already
+moved into a gbfix helper are left where they are.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence, Union
+
+import libcst as cst
+
+from codemods.analysis.breaks import BreakProvider, BreakSite, find_breaks
+from codemods.analysis.outline import (
+    OUTLINED_PREFIXES,
+    OutlineRefusal,
+    build_outline,
+    plan_outline,
+)
+from codemods.analysis.scopes import NameScopeProvider, qualified_names
+from codemods.fastcst import walk
+from codemods.fastcst.positions import LazyPositionProvider
+from codemods.rules.base import FunctionScopedRule
+
+Block = Union[cst.With, cst.Try]
+
+
+
+class BlockRule(FunctionScopedRule):
+    METADATA_DEPENDENCIES = (LazyPositionProvider, BreakProvider, NameScopeProvider)
+    #: the helper name kind, ``with`` or ``try``
+    KIND: str = ""
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        #: per enclosing function: the block statements we are inside that break
+        self.open_blocks: list[int] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        self.open_blocks.append(0)
+
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
+        self.open_blocks.pop()
+        return super().leave_FunctionDef(original_node, updated_node)
+
+    # -- analysis -------------------------------------------------------------
+    def breaks_in(self, nodes: Sequence[cst.CSTNode]) -> list[BreakSite]:
+        return find_breaks(nodes, self.lookup, self.line_of, self.options.recorded_break_lines)
+
+    def qualified_names(self, node: cst.CSTNode) -> set[str]:
+        return qualified_names(self, node)
+
+    def in_scope(self) -> Optional[cst.FunctionDef]:
+        """The enclosing function, unless there is none or it is a gbfix helper."""
+        func = self.enclosing
+        if func is None or func.name.value.startswith(OUTLINED_PREFIXES):
+            return None
+        return func
+
+    def enter_block(self, holds_break: bool) -> None:
+        if self.open_blocks and holds_break:
+            self.open_blocks[-1] += 1
+
+    def leave_block(self, holds_break: bool) -> bool:
+        """True when this block is the outermost breaking one of its function."""
+        if not self.open_blocks or not holds_break:
+            return bool(self.open_blocks)
+        self.open_blocks[-1] -= 1
+        return self.open_blocks[-1] == 0
+
+    def outermost_now(self) -> bool:
+        """Whether a breaking block entered now would be the outermost one (call before ``enter_block``)."""
+        return bool(self.open_blocks) and self.open_blocks[-1] == 0
+
+    def shield(self) -> None:
+        """Start a part of a block that its fix leaves in the function (a split ``try``'s handlers).
+
+        "The outermost breaking block is fixed" holds because outlining the
+        outer one moves the inner ones into a helper, where they stay. A part
+        the split keeps in place is not moved anywhere: a breaking block in it
+        would be found again on a second run, so it is fixed in this one.
+        """
+        self.open_blocks.append(0)
+
+    def unshield(self) -> None:
+        self.open_blocks.pop()
+
+    def suppressed(self, node: cst.CSTNode) -> bool:
+        """Whether :meth:`report` would find ``node`` suppressed, without recording anything."""
+        if not self.options.suppressions:
+            return False
+        lines = (self.line_of(node), *self._held_break_lines(node))
+        return any(
+            codes is not None and (not codes or self.CODE in codes)
+            for codes in map(self.options.suppressions.get, lines)
+        )
+
+    # -- fixes ----------------------------------------------------------------
+    def outline(
+        self,
+        original: Block,
+        updated: Block,
+        func: cst.FunctionDef,
+        message: str,
+        unsafe_alternative: str = "",
+    ) -> Union[cst.BaseStatement, cst.FlattenSentinel[cst.BaseStatement]]:
+        plan = plan_outline(original, func)
+        if isinstance(plan, OutlineRefusal):
+            self.report(original, message, "none", note=f"not outlined: {plan.reason}")
+            return updated
+        if not self.report(original, message, "safe", unsafe_alternative=unsafe_alternative):
+            return updated
+        return cst.FlattenSentinel(build_outline(updated, plan, self.names.fresh(self.KIND)))
+
+
+def split_index(body: Sequence[cst.BaseStatement], breaking: Sequence[BreakSite]) -> Optional[int]:
+    """Index of the one top-level body statement holding every break, if it is simple.
+
+    A split needs the break to be a statement of the block's own body, not
+    buried in an ``if`` or a loop inside it.
+    """
+    holders = {
+        i for i, stmt in enumerate(body)
+        for site in breaking if _contains(stmt, site.node)
+    }
+    if len(holders) != 1:
+        return None
+    index = holders.pop()
+    return index if isinstance(body[index], cst.SimpleStatementLine) else None
+
+
+def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    return any(node is inner for node in walk.descendants(outer))
+
+
+def with_body(block: cst.BaseSuite, statements: Sequence[cst.BaseStatement]) -> cst.IndentedBlock:
+    """``statements`` as a block indented like ``block``."""
+    if isinstance(block, cst.IndentedBlock):
+        return block.with_changes(body=list(statements))
+    return cst.IndentedBlock(list(statements))

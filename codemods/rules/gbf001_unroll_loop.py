@@ -1,0 +1,147 @@
+"""GBF001: unroll a constant-trip loop that holds a graph break.
+
+What it finds
+    A ``for`` loop inside a function, over ``range(...)`` of integer
+    constants, a tuple or list literal, or ``enumerate`` of one, whose body
+    makes a break-inducing call: directly (``print``, ``.item()``, a logger
+    call… see the break catalogue) or through a function, method or
+    submodule defined in the same module.
+
+Why it skips the frame
+    Dynamo cannot resume after a graph break inside a loop (gb7000 "graph
+    break in loop"): the whole function is skipped and runs eagerly, so none
+    of its tensor work is compiled.
+
+Example
+    def f(x):
+        for i in range(3):
+            x = x + 1
+            print(i, x)
+        return x
+
+Rewritten
+    def f(x):
+        def _gbfix_inner_1(i):
+            nonlocal x
+            x = x + 1
+            print(i, x)
+        _gbfix_inner_1(0)
+        _gbfix_inner_1(1)
+        _gbfix_inner_1(2)
+        return x
+
+    Each call is a resumable point, so Dynamo compiles the pieces between
+    the breaks. Names the body rebinds become ``nonlocal``; ``continue``
+    becomes ``return``; a ``for ... else`` body follows the calls; when code
+    after the loop reads the loop variable, it is bound before each call
+    (``i = 0``, ``_gbfix_inner_1(i)``…), as the loop binds it before each trip.
+    f-strings in the body become ``str.format`` calls: the index is a
+    dynamic ``SymInt`` after the second call, and an f-string that formats
+    it fails to compile on torch 2.13.
+
+Fix safety
+    Safe: the calls run the same statements in the same order with the same
+    values. The loop is left alone, with the reason reported, when that
+    cannot be shown: ``break``, ``return``, ``yield``, ``await``, ``global``
+    or ``nonlocal`` in the body, the loop variable rebound in the body or
+    captured by a closure, more trips than ``unroll_max_trips`` (16), or
+    iterable elements that the body could change. Such loops are GBF002's
+    (outlining). A name the loop alone binds but the rest of the function
+    reads, or that carries a value from one trip to the next, lives in the
+    parent: declared there with a bare ``name: object`` annotation, which
+    binds nothing, so an unbound read still fails as before.
+"""
+
+from __future__ import annotations
+
+from typing import Union
+
+import libcst as cst
+
+from codemods.analysis.bindings import ReplaceLoopControl
+from codemods.analysis.fstrings import FStringsToFormat
+from codemods.analysis.nodes import body_statements
+from codemods.analysis.unroll import Refusal, build_unrolled, plan_unroll
+from codemods.rules.base import Example
+from codemods.rules.loop_rule import LoopRule
+
+# -- the rule -------------------------------------------------------------------------
+
+
+class UnrollLoop(LoopRule):
+    CODE = "GBF001"
+    NAME = "unroll-loop"
+    SUMMARY = "graph break inside a constant-trip loop: unroll it"
+    SCREEN = ("for ",)
+    SCREEN_HOLDERS = ("for",)
+    EXAMPLES = (
+        Example(
+            before=(
+                "import torch\n"
+                "\n"
+                "def f(x):\n"
+                "    for i in range(2):\n"
+                "        x = x + 1\n"
+                "        print(i)\n"
+                "    return x\n"
+            ),
+            after=(
+                "import torch\n"
+                "\n"
+                "def f(x):\n"
+                "    def _gbfix_inner_1(i):\n"
+                "        nonlocal x\n"
+                "        x = x + 1\n"
+                "        print(i)\n"
+                "    _gbfix_inner_1(0)\n"
+                "    _gbfix_inner_1(1)\n"
+                "    return x\n"
+            ),
+        ),
+        Example(
+            before=(
+                "import torch\n"
+                "\n"
+                "def f(x):\n"
+                "    for i in range(2):\n"
+                "        if i:\n"
+                "            break\n"
+                "        print(i)\n"
+                "    return x\n"
+            ),
+            after=None,
+        ),
+    )
+
+    def leave_For(
+        self, original_node: cst.For, updated_node: cst.For
+    ) -> Union[cst.BaseStatement, cst.FlattenSentinel[cst.BaseStatement]]:
+        func = self.enclosing
+        # A loop gbfix already outlined stays in its helper: that is the fix.
+        if func is None or func.name.value.startswith("_gbfix_loop"):
+            return updated_node
+        sites = self.skipping_breaks(original_node)
+        if not sites:
+            return updated_node
+        body = body_statements(updated_node.body)
+        plan = plan_unroll(original_node, func, body, self.options.unroll_max_trips)
+        if plan is None:
+            return updated_node
+        message = self.describe_break(func, sites)
+        if isinstance(plan, Refusal):
+            if "GBF002" not in self.options.selected:
+                self.report(original_node, message, "none", note=f"not unrolled: {plan.reason}")
+            return updated_node
+        converter = FStringsToFormat()
+        body = [stmt.visit(ReplaceLoopControl()).visit(converter) for stmt in body]  # type: ignore[misc]
+        if converter.error:
+            if "GBF002" not in self.options.selected:
+                self.report(
+                    original_node, message, "none",
+                    note=f"not unrolled: {converter.error} would not compile after unrolling",
+                )
+            return updated_node
+        if not self.report(original_node, message, "safe"):
+            return updated_node
+        helper = self.names.fresh("inner")
+        return cst.FlattenSentinel(build_unrolled(updated_node, plan, helper, body))

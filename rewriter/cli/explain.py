@@ -1,0 +1,49 @@
+"""`gbfix explain`: run an entry under torch.compile and explain each graph break and skipped frame."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import typer
+
+from rewriter.cli.app import err
+from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+from rewriter.runtime.explain import ExplainError, explain_file, render
+
+
+def explain(
+    file: str = typer.Argument(..., help="The file that defines (or is imported by) the entry."),
+    entry: str = typer.Option(
+        ..., "--entry", help="MODULE:ATTR to call: a function, an nn.Module instance, or an nn.Module class."
+    ),
+    inputs: str = typer.Option(
+        ..., "--inputs", help="MODULE:FN returning the tuple of arguments (may take `device`)."
+    ),
+    device: str = typer.Option("auto", "--device", help="auto (CUDA when available), cpu or cuda."),
+    backend: str = typer.Option("eager", "--backend", help="eager, aot_eager or inductor."),
+    as_json: bool = typer.Option(False, "--json", help="Print the explanation as JSON."),
+    timeout: float = typer.Option(600.0, "--timeout", help="Seconds the run may take."),
+) -> None:
+    """List the graph breaks and skipped frames of a real compiled run, and the rule that fixes each.
+
+    Exit 0 when no frame was skipped, 1 when some were, 2 on errors.
+    """
+    try:
+        explanation = explain_file(file, entry, inputs, device=device, backend=backend, timeout=timeout)
+    except ExplainError as exc:
+        if as_json:
+            sys.stdout.write(json.dumps({"error": str(exc), "traceback": exc.traceback or None}, indent=2) + "\n")
+        err(f"gbfix: error: {exc}")
+        if exc.traceback:
+            err(exc.traceback.rstrip("\n"))
+        elif exc.log:
+            err(exc.log.rstrip("\n"))
+        raise typer.Exit(EXIT_ERROR)
+    if as_json:
+        sys.stdout.write(json.dumps(explanation.to_dict(), indent=2) + "\n")
+    else:
+        sys.stdout.write(render(explanation))
+    sys.stdout.flush()
+    skipped = explanation.skipped or (explanation.stats is not None and explanation.stats.frames_skipped)
+    raise typer.Exit(EXIT_FINDINGS if skipped else EXIT_CLEAN)

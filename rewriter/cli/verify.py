@@ -1,0 +1,112 @@
+"""`gbfix verify`: compile a file before and after its rewrite, compare counts and outputs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Optional
+
+import typer
+
+from rewriter.cli.app import err
+from rewriter.engine.config import Settings
+from rewriter.engine.diffs import display_path
+from rewriter.engine.results import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    Changed,
+    Failed,
+    FileResult,
+)
+from rewriter.runtime.verify import (
+    Report,
+    VerifyError,
+    render_table,
+    summarize,
+    targets_for,
+    verify_file,
+    verify_rewrite,
+)
+
+
+def report_error(exc: VerifyError, as_json: bool = False) -> None:
+    """One line naming what failed, then the user's traceback (or the side's log) when there is one."""
+    if as_json:
+        data = {"passed": False, "error": str(exc), "traceback": exc.traceback or None}
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    err(f"gbfix: error: {exc}")
+    if exc.traceback:
+        err(exc.traceback.rstrip("\n"))
+    elif exc.log:
+        err(exc.log.rstrip("\n"))
+
+
+def print_report(report: Report, as_json: bool) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+    else:
+        sys.stdout.write(render_table(report))
+    sys.stdout.flush()
+
+
+def verify(
+    file: str = typer.Argument(..., help="The rewritten file (the 'after' side)."),
+    entry: str = typer.Option(
+        ..., "--entry", help="MODULE:ATTR to call: a function, an nn.Module instance, or an nn.Module class."
+    ),
+    inputs: str = typer.Option(
+        ..., "--inputs", help="MODULE:FN returning the tuple of arguments (may take `device`)."
+    ),
+    before: Optional[str] = typer.Option(
+        None, "--before", help="The original: a file or a git revision (default: the file at git HEAD)."
+    ),
+    device: str = typer.Option("auto", "--device", help="auto (CUDA when available), cpu or cuda."),
+    backend: str = typer.Option("eager", "--backend", help="eager, aot_eager or inductor."),
+    rtol: Optional[float] = typer.Option(None, "--rtol", help="Relative tolerance for outputs (default: exact, or dtype-based for inductor)."),
+    atol: Optional[float] = typer.Option(None, "--atol", help="Absolute tolerance for outputs."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    timeout: float = typer.Option(600.0, "--timeout", help="Seconds both sides may take together."),
+) -> None:
+    """Prove a rewrite: fewer skipped frames, no fewer ops captured, the same outputs.
+
+    Exit 0 when it holds, 1 when outputs differ or the rewrite is worse, 2 on errors.
+    """
+    try:
+        report = verify_file(
+            file, entry, inputs, before, device=device, backend=backend, rtol=rtol, atol=atol, timeout=timeout
+        )
+    except VerifyError as exc:
+        report_error(exc, as_json)
+        raise typer.Exit(EXIT_ERROR)
+    print_report(report, as_json)
+    raise typer.Exit(EXIT_CLEAN if report.passed else EXIT_FINDINGS)
+
+
+def verify_before_write(result: Changed, settings: Settings, entry: Optional[str], inputs: Optional[str],
+                        quiet: bool) -> FileResult:
+    """For `gbfix apply --verify`: the rewrite if proven, else a Failed record (the file is not written)."""
+    targets = targets_for(result.path, settings, entry, inputs)
+    name = display_path(result.path)
+    if not targets:
+        if not quiet:
+            err(f"{name}: not verified: no --entry/--inputs and no [[tool.gbfix.verify]] entry for it")
+        return result
+    old = result.old.decode(result.encoding)
+    new = result.new.decode(result.encoding)
+    try:
+        reports = verify_rewrite(result.path, old, new, targets)
+    except VerifyError as exc:
+        detail = exc.traceback or exc.log
+        if detail:  # the one-line reason follows as the file's error
+            err(detail.rstrip("\n"))
+        return Failed(result.path, f"rewrite not written: verification could not run: {exc}")
+    for report in reports:
+        if not report.passed:
+            if not quiet:
+                err(render_table(report).rstrip("\n"))
+            return Failed(result.path, f"rewrite not written: verification failed: {report.reasons[0]}")
+    if not quiet:
+        for report in reports:
+            err(f"{name}: verified {report.entry}: {summarize(report)}")
+    return result

@@ -1,0 +1,2 @@
+"""The torch-free pipeline: discovery, batches, the per-file engine, results, file I/O,
+diffs, configuration, reports."""

@@ -1,0 +1,255 @@
+"""Run the engine over many files, in parallel, never raising.
+
+Each worker reads one file, runs the engine and returns one record from
+:mod:`rewriter.engine.results`. Results come back in path order whatever ``-j`` is,
+streamed so memory stays flat. Writing happens in the parent, one atomic
+replace per changed file.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Iterator, Optional, Sequence
+
+import libcst as cst
+
+from codemods.rules.registry import REGISTRY
+from rewriter.engine.config import Settings
+from rewriter.engine.fileio import SourceError, encode_source, read_source
+from rewriter.engine.pipeline import Outcome, SelfCheckError, transform_source
+from rewriter.engine.results import Changed, Failed, FileResult, Unchanged
+from rewriter.engine.suppressions import Suppression, suppression_comments
+
+#: below this many files a process pool costs more than it saves
+_POOL_THRESHOLD = 8
+
+
+def process_file(path: str, settings: Settings) -> FileResult:
+    """One file, start to end. Never raises.
+
+    The cyclic garbage collector is paused while the file is processed: the
+    trees of one file are up to millions of objects that live until the file
+    is done, and a collector that walks them again and again as they grow
+    only costs time. The analysis makes no reference cycles of its own
+    (tests/test_batch.py), so the trees go when the file is done; what else
+    is left in cycles is collected then.
+    """
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _process_file(path, settings)
+    finally:
+        if paused:
+            gc.enable()
+            gc.collect(1)
+
+
+def _process_file(path: str, settings: Settings) -> FileResult:
+    try:
+        source = read_source(path)
+    except SourceError as exc:
+        return Failed(path, str(exc))
+    try:
+        outcome = transform_source(source.text, os.path.abspath(path), settings)
+    except cst.ParserSyntaxError as exc:
+        return _syntax_failure(path, source.text, exc)
+    except SelfCheckError as exc:
+        return _python_rejects(path, source.text) or Failed(path, str(exc))
+    except RecursionError:
+        return Failed(path, "too deeply nested to parse")
+    except Exception as exc:  # a bug in a rule must not end the batch
+        return Failed(path, f"internal error ({type(exc).__name__}: {exc}); please report it")
+    unused = _unused_ignores(source.text, outcome, settings)
+    if outcome.new_text is None:
+        return Unchanged(path, outcome.findings, outcome.parsed, unused)
+    rejected = _python_rejects(path, source.text)
+    if rejected is not None:  # a rewrite of code this Python cannot run is unchecked
+        return rejected
+    try:
+        new = encode_source(outcome.new_text, source.encoding)
+    except UnicodeEncodeError as exc:
+        return Failed(path, f"rewritten text cannot be encoded as {source.encoding}: {exc.reason}")
+    return Changed(path, source.data, new, source.encoding, outcome.findings, unused)
+
+
+def _unused_ignores(text: str, outcome: Outcome, settings: Settings) -> tuple[Suppression, ...]:
+    """Suppression comments that covered nothing this run could have reported.
+
+    A file the screen let go was never analysed, so none of its comments
+    were used. A comment naming only rules that are not active is not
+    judged (another run may need it), unless it names an unknown code.
+    """
+    comments = suppression_comments(text)
+    if not comments:
+        return ()
+    unused = set(outcome.unused_suppressions) if outcome.parsed else {c.line for c in comments}
+    active = set(settings.active_codes)
+    return tuple(
+        c for c in comments
+        if c.line in unused and (not c.codes or c.codes & active or c.codes - set(REGISTRY))
+    )
+
+
+def _python_rejects(path: str, text: str) -> Optional[Failed]:
+    """The syntax error of a file libcst parses but this Python cannot compile.
+
+    libcst accepts newer syntax (PEP 695 generics, PEP 701 f-strings) than
+    the running Python may: a rewrite of such a file cannot be checked here,
+    so it is not written, and the rule that made it is not to blame.
+    """
+    try:
+        compile(text, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return Failed(path, f"syntax error: {exc.msg} (this Python cannot compile the file)", exc.lineno or 0)
+    except (ValueError, RecursionError, MemoryError):
+        pass  # reported by the self-check, with the rule's code
+    return None
+
+
+def _syntax_failure(path: str, text: str, exc: cst.ParserSyntaxError) -> Failed:
+    """Python's own message and line when it agrees the file is invalid."""
+    try:
+        compile(text, path, "exec", dont_inherit=True)
+    except SyntaxError as py_exc:
+        return Failed(path, f"syntax error: {py_exc.msg}", py_exc.lineno or 0)
+    except (ValueError, RecursionError, MemoryError) as other:
+        return Failed(path, f"cannot compile: {other}")
+    first = exc.message.strip().splitlines()[0] if exc.message.strip() else "parse error"
+    return Failed(path, f"syntax this Python accepts but libcst cannot parse: {first}", exc.raw_line)
+
+
+#: the settings of this worker process, sent once when it starts
+_WORKER_SETTINGS: Optional[Settings] = None
+
+#: chunks running or queued per worker: enough that no worker waits for the next one
+_AHEAD = 4
+#: chunks per worker, about: a chunk of equal bytes is a small share of a worker's
+#: time, so the last one to finish leaves the others idle only briefly
+_CHUNKS_PER_WORKER = 64
+#: at most this many files in one chunk (a chunk is sent and returned as one message)
+_CHUNK_FILES = 16
+#: finished chunks waiting for an earlier one to finish, per worker: bounds memory
+_WAITING = 16
+
+
+def _start_worker(settings: Settings) -> None:
+    global _WORKER_SETTINGS
+    _WORKER_SETTINGS = settings
+    # What is loaded by now lives as long as the worker: no collection needs to look at it again.
+    gc.freeze()
+
+
+def _chunk(paths: Sequence[str]) -> list[FileResult]:
+    assert _WORKER_SETTINGS is not None
+    return [process_file(p, _WORKER_SETTINGS) for p in paths]
+
+
+def default_jobs() -> int:
+    """The CPUs this process may run on (not every CPU of the machine)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0  # reported by the worker that reads it
+
+
+def chunks_of(paths: Sequence[str], jobs: int) -> list[list[str]]:
+    """Runs of neighbouring paths of about equal bytes, at most ``_CHUNK_FILES`` each.
+
+    Time goes with size far more than with the number of files, so equal
+    bytes keep the workers equally busy, and a large file travels alone.
+    """
+    sizes = [_size(path) for path in paths]
+    budget = max(1, sum(sizes) // (jobs * _CHUNKS_PER_WORKER))
+    chunks: list[list[str]] = []
+    current: list[str] = []
+    filled = 0
+    for path, size in zip(paths, sizes):
+        if current and (filled + size > budget or len(current) == _CHUNK_FILES):
+            chunks.append(current)
+            current, filled = [], 0
+        current.append(path)
+        filled += size
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def run_batch(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Iterator[FileResult]:
+    """Results in the order of ``paths`` (already sorted by discovery), as they are ready.
+
+    Files go to the workers in chunks of neighbours (:func:`chunks_of`).
+    A new chunk is sent whenever one finishes, whichever it is, so a slow
+    file holds up the output but no worker; finished chunks wait for their
+    turn, and at most ``_WAITING`` per worker do, so memory stays flat however
+    many files there are and the order never depends on ``-j``. A worker
+    that dies (a crash in native code, the memory killer) breaks the pool:
+    the first unfinished chunk is redone one file per process, which names
+    the file that kills, and a fresh pool takes the rest.
+    """
+    jobs = jobs or default_jobs()
+    if jobs == 1 or len(paths) < _POOL_THRESHOLD:
+        for path in paths:
+            yield process_file(path, settings)
+        return
+    chunks = chunks_of(paths, jobs)
+    done = 0
+    while done < len(chunks):
+        pool = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(settings,))
+        sent: dict[int, Future[list[FileResult]]] = {}
+        following = done
+        try:
+            while done < len(chunks):
+                running = [future for future in sent.values() if not future.done()]
+                while (
+                    following < len(chunks)
+                    and len(running) < jobs * _AHEAD
+                    and len(sent) - len(running) < jobs * _WAITING
+                ):
+                    try:
+                        future = pool.submit(_chunk, chunks[following])
+                    except Exception:  # the pool broke: finish what is in flight, then start anew
+                        break
+                    sent[following] = future
+                    running.append(future)
+                    following += 1
+                if done not in sent:
+                    if following == done:  # a fresh pool takes nothing: work here instead
+                        for chunk in chunks[done:]:
+                            for path in chunk:
+                                yield process_file(path, settings)
+                        done = len(chunks)
+                    break
+                future = sent[done]
+                if not future.done():
+                    wait(running, return_when=FIRST_COMPLETED)
+                    continue
+                del sent[done]
+                try:
+                    results = future.result()
+                except Exception:  # the worker died: the pool is gone with it
+                    yield from _one_by_one(chunks[done], settings)
+                    done += 1
+                    break
+                yield from results
+                done += 1
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _one_by_one(paths: Sequence[str], settings: Settings) -> Iterator[FileResult]:
+    """Each file in a process of its own, so the one that kills a worker is named."""
+    for path in paths:
+        with ProcessPoolExecutor(max_workers=1, initializer=_start_worker, initargs=(settings,)) as pool:
+            try:
+                yield pool.submit(_chunk, [path]).result()[0]
+            except Exception as exc:
+                yield Failed(path, f"internal error (the worker process died: {type(exc).__name__}); please report it")

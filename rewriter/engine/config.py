@@ -1,0 +1,158 @@
+"""Settings: ``[tool.gbfix]`` in the nearest pyproject.toml, then flags.
+
+Unknown keys are an error naming the key, so a typo never silently turns a
+setting off. Command-line flags override the file.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Optional
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+from codemods.analysis.fix_safety import FixMode
+from codemods.rules.registry import REGISTRY
+
+
+class ConfigError(Exception):
+    """A configuration problem; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class VerifyEntry:
+    file: str
+    entry: str
+    inputs: str
+
+
+@dataclass(frozen=True)
+class Settings:
+    select: tuple[str, ...] = tuple(REGISTRY)
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    unroll_max_trips: int = 16
+    #: the graph-break rules (GBF001-GBF004) look only at files that import torch
+    torch_only: bool = True
+    reentrant_context_managers: tuple[str, ...] = ("contextlib.nullcontext",)
+    first_party: tuple[str, ...] = ()
+    third_party: tuple[str, ...] = ()
+    breaking_third_party: tuple[str, ...] = ()
+    verify: tuple[VerifyEntry, ...] = ()
+    fix_mode: FixMode = "safe"
+    #: absolute path -> lines a real run recorded as graph breaks
+    recorded_breaks: dict[str, frozenset[int]] = field(default_factory=dict)
+    #: installed-package callables (``pkg.mod.Class``) a real run recorded a graph break in
+    recorded_third_party: frozenset[str] = frozenset()
+    #: the pyproject.toml the settings came from, if any
+    source: Optional[str] = None
+
+    @property
+    def active_codes(self) -> tuple[str, ...]:
+        return tuple(c for c in REGISTRY if c in self.select and c not in self.ignore)
+
+
+_LIST_KEYS = {
+    "select", "ignore", "exclude", "reentrant_context_managers",
+    "first_party", "third_party", "breaking_third_party",
+}
+_KNOWN = _LIST_KEYS | {"unroll_max_trips", "torch_only", "verify"}
+
+
+def config_keys() -> tuple[str, ...]:
+    """Every key ``[tool.gbfix]`` accepts, in the order of :class:`Settings`."""
+    return tuple(f.name for f in fields(Settings) if f.name in _KNOWN)
+
+
+def find_pyproject(start: str) -> Optional[str]:
+    path = os.path.abspath(start)
+    if os.path.isfile(path):
+        path = os.path.dirname(path)
+    while True:
+        candidate = os.path.join(path, "pyproject.toml")
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+def parse_codes(values: list[str] | tuple[str, ...], where: str) -> tuple[str, ...]:
+    """Rule codes, upper-cased; a prefix like ``GBF00`` selects every match."""
+    out: list[str] = []
+    for raw in values:
+        for code in (c.strip().upper() for c in str(raw).split(",")):
+            if not code:
+                continue
+            if code == "ALL":
+                out.extend(REGISTRY)
+                continue
+            matched = [c for c in REGISTRY if c.startswith(code)]
+            if not matched:
+                raise ConfigError(f"{where}: unknown rule code {code!r} (see `gbfix rules`)")
+            out.extend(matched)
+    return tuple(dict.fromkeys(out))
+
+
+def load_settings(start: str = ".", pyproject: Optional[str] = None) -> Settings:
+    path = pyproject or find_pyproject(start)
+    if path is None:
+        return Settings()
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    table = data.get("tool", {}).get("gbfix")
+    if table is None:
+        return Settings(source=path)
+    return settings_from_table(table, path)
+
+
+def settings_from_table(table: dict[str, Any], path: str) -> Settings:
+    where = f"{path}: [tool.gbfix]"
+    unknown = sorted(set(table) - _KNOWN)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r}")
+    values: dict[str, Any] = {"source": path}
+    for key in _LIST_KEYS & set(table):
+        value = table[key]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: {key} must be a list of strings")
+        values[key] = tuple(value)
+    for key in ("select", "ignore"):
+        if key in values:
+            values[key] = parse_codes(values[key], f"{where} {key}")
+    if "unroll_max_trips" in table:
+        trips = table["unroll_max_trips"]
+        if not isinstance(trips, int) or isinstance(trips, bool) or trips < 1:
+            raise ConfigError(f"{where}: unroll_max_trips must be a positive integer")
+        values["unroll_max_trips"] = trips
+    if "torch_only" in table:
+        if not isinstance(table["torch_only"], bool):
+            raise ConfigError(f"{where}: torch_only must be true or false")
+        values["torch_only"] = table["torch_only"]
+    if "verify" in table:
+        entries = table["verify"]
+        if not isinstance(entries, list):
+            raise ConfigError(f"{where}: verify must be an array of tables")
+        parsed = []
+        for entry in entries:
+            if not isinstance(entry, dict) or set(entry) != {"file", "entry", "inputs"}:
+                raise ConfigError(f"{where}: each [[tool.gbfix.verify]] needs file, entry, inputs")
+            base = os.path.dirname(path)
+            parsed.append(VerifyEntry(os.path.join(base, entry["file"]), entry["entry"], entry["inputs"]))
+        values["verify"] = tuple(parsed)
+    return Settings(**values)
+
+
+def with_overrides(settings: Settings, **overrides: Any) -> Settings:
+    """Flags win over the file; a None flag leaves the file's value."""
+    known = {f.name for f in fields(Settings)}
+    return replace(settings, **{k: v for k, v in overrides.items() if v is not None and k in known})

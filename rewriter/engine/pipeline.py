@@ -1,0 +1,241 @@
+"""The pure core: one file's source in, its findings and new source out.
+
+Files go through :mod:`rewriter.prefilter.screen` first: a file no rule can match is
+not parsed at all, and when every rule that may match acts inside functions
+only, libcst gets a skeleton with the bodies no finding can need blanked.
+Rules run one after another on one tree. Metadata (positions, qualified
+names, the break analysis) is computed once per tree and shared by every rule
+until one of them changes the tree. Before a result is returned, black-style
+self-checks run on any change: the new source parses and compiles, and a
+second pass of the same rules over the functions it changed (as the screen
+shows them) changes nothing. When a check fails the
+original is kept and the failure is reported with the rule's code.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import os
+from dataclasses import dataclass, replace
+from typing import Optional
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+
+from codemods.analysis.bindings import DeclareHelperNonlocals
+from codemods.analysis.helper_names import first_free_number
+from codemods.fastcst.walk import ReadOnlyMetadataWrapper, all_distinct
+from codemods.rules.base import Finding, RuleOptions
+from codemods.rules.registry import REGISTRY
+from rewriter.engine.config import Settings
+from rewriter.engine.suppressions import parse_suppressions
+from rewriter.prefilter.screen import Skeleton, Verdict, imports_torch, screen
+
+
+class SelfCheckError(Exception):
+    """A rewrite failed its own checks; the file must be left as it was."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    new_text: Optional[str]
+    findings: tuple[Finding, ...]
+    parsed: bool
+    unused_suppressions: tuple[int, ...] = ()
+
+
+def rule_options(settings: Settings, text: str, path: str) -> RuleOptions:
+    return RuleOptions(
+        fix_mode=settings.fix_mode,
+        unroll_max_trips=settings.unroll_max_trips,
+        reentrant_context_managers=settings.reentrant_context_managers,
+        recorded_break_lines=settings.recorded_breaks.get(path, frozenset()),
+        suppressions=parse_suppressions(text),
+        selected=frozenset(settings.active_codes),
+        first_party=settings.first_party,
+        third_party=settings.third_party,
+        breaking_third_party=settings.breaking_third_party,
+        recorded_third_party=settings.recorded_third_party,
+        project_root=project_root(settings, path),
+        first_helper_number=first_free_number(text),
+    )
+
+
+def project_root(settings: Settings, path: str) -> str:
+    """The directory of the project's pyproject.toml, else the file's own directory."""
+    if settings.source:
+        return os.path.dirname(os.path.abspath(settings.source))
+    return os.path.dirname(os.path.abspath(path))
+
+
+def _run_rules(
+    module: cst.Module, codes: tuple[str, ...], options: RuleOptions, path: str
+) -> tuple[cst.Module, list[Finding], set[int], list[str]]:
+    findings: list[Finding] = []
+    used: set[int] = set()
+    changed_by: list[str] = []
+    original = sorted(options.suppressions)
+    to_original = {line: line for line in original}
+    wrapper = ReadOnlyMetadataWrapper(module, unsafe_skip_copy=True)
+    result = module
+    for index, code in enumerate(codes):
+        rule = REGISTRY[code](CodemodContext(filename=path), options)
+        with rule.resolve(wrapper):
+            rule.context = CodemodContext(filename=path, wrapper=wrapper)
+            new = rule.transform_module_impl(wrapper.module)
+        findings.extend(rule.findings)
+        used |= {to_original.get(line, line) for line in rule.used_suppressions}
+        result = wrapper.module
+        if any(f.applied for f in rule.findings):
+            changed_by.append(code)
+            # Helpers made for different statements may share a name no statement left binds.
+            new = new.visit(DeclareHelperNonlocals())
+            # The names it made are in the tree now: the next rule numbers past them.
+            options = replace(options, first_helper_number=rule.names.next)
+            if options.recorded_break_lines:
+                # The next rule sees new positions: move the recorded lines with their statements.
+                moved = follow_lines(wrapper.module.code, new.code, options.recorded_break_lines)
+                options = replace(options, recorded_break_lines=moved)
+            if options.suppressions:
+                # Comments move with their code: read them again at their new lines,
+                # and keep knowing which original comment each one is (same order).
+                options = replace(options, suppressions=parse_suppressions(new.code))
+                now = sorted(options.suppressions)
+                to_original = dict(zip(now, original)) if len(now) == len(original) else {}
+            result = new
+            if index < len(codes) - 1:
+                # A changed tree may share nodes between places: copy it for fresh
+                # metadata, unless every node is in one place only (copying costs a rebuild).
+                wrapper = ReadOnlyMetadataWrapper(new, unsafe_skip_copy=all_distinct(new))
+                result = wrapper.module
+    return result, findings, used, changed_by
+
+
+def _screen(
+    text: str,
+    path: str,
+    settings: Settings,
+    focus: Optional[list[tuple[int, int]]] = None,
+    tree: Optional[ast.Module] = None,
+) -> Verdict:
+    """What libcst must see of ``text`` (rewriter.prefilter.screen); all of it when a run recorded breaks here."""
+    if not settings.active_codes:
+        return Verdict(parse=False)
+    if settings.recorded_breaks.get(path):
+        return Verdict(parse=True)
+    return screen(text, settings.active_codes, focus, tree)
+
+
+def _changed_lines(old: str, new: str) -> list[tuple[int, int]]:
+    """Line ranges of ``new`` that differ from ``old``."""
+    # autojunk keeps this linear-ish on files with many identical lines (a
+    # 5 MB string literal); a coarser range only makes the focus wider.
+    matcher = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=True)
+    return [(j1 + 1, max(j1 + 1, j2)) for tag, _, _, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def torch_gate(text: str, path: str, settings: Settings) -> Settings:
+    """``settings`` without the graph-break rules when the file never imports torch.
+
+    A graph break only matters in code ``torch.compile`` runs, and a file
+    that never imports torch (a tokenizer, a CLI, a data script) is rarely
+    that; its ``print`` in a loop is not a finding. A run that recorded a
+    break in the file knows better, and ``torch_only = false`` turns the gate off.
+    """
+    if not settings.torch_only or settings.recorded_breaks.get(path) or imports_torch(text):
+        return settings
+    gated = tuple(code for code in settings.active_codes if REGISTRY[code].NEEDS_BREAK)
+    return replace(settings, ignore=settings.ignore + gated) if gated else settings
+
+
+def transform_source(text: str, path: str, settings: Settings) -> Outcome:
+    """Findings and rewritten text for one file. Raises ParserSyntaxError, SelfCheckError."""
+    settings = torch_gate(text, path, settings)
+    verdict = _screen(text, path, settings)
+    if not verdict.parse:
+        return Outcome(None, (), parsed=False)
+    # Rules the screen ruled out find nothing here, nor in what the others make of it.
+    codes = verdict.codes or settings.active_codes
+    if verdict.skeleton is not None:
+        outcome = _transform_skeleton(text, path, settings, verdict.skeleton, codes)
+        if outcome is not None:
+            return outcome
+    module = cst.parse_module(text)
+    options = rule_options(settings, text, path)
+    new_module, findings, used, changed_by = _run_rules(module, codes, options, path)
+    findings.sort(key=lambda f: (f.line, f.col, f.code))
+    unused = tuple(sorted(set(options.suppressions) - used))
+    if not changed_by:
+        return Outcome(None, tuple(findings), parsed=True, unused_suppressions=unused)
+    new_text = new_module.code
+    _self_check(new_text, path, _recorded_moved(settings, path, text, new_text), changed_by, text)
+    return Outcome(new_text, tuple(findings), parsed=True, unused_suppressions=unused)
+
+
+def _transform_skeleton(
+    text: str, path: str, settings: Settings, skeleton: Skeleton, codes: tuple[str, ...]
+) -> Optional[Outcome]:
+    """The rules run on the skeleton (same lines, unneeded bodies blanked); None: do the whole file."""
+    module = cst.parse_module(skeleton.text)
+    options = rule_options(settings, skeleton.text, path)
+    new_module, findings, used, changed_by = _run_rules(module, codes, options, path)
+    findings.sort(key=lambda f: (f.line, f.col, f.code))
+    unused = tuple(sorted(set(parse_suppressions(text)) - used))
+    if not changed_by:
+        return Outcome(None, tuple(findings), parsed=True, unused_suppressions=unused)
+    new_text = skeleton.restore(new_module.code)
+    if new_text is None:
+        return None
+    _self_check(new_text, path, settings, changed_by, text)
+    return Outcome(new_text, tuple(findings), parsed=True, unused_suppressions=unused)
+
+
+def _self_check(new_text: str, path: str, settings: Settings, changed_by: list[str], old_text: str) -> None:
+    rules = ", ".join(changed_by)
+    try:
+        # Parsed once: compiled (Python's own checks beyond the grammar), and shown to the screen.
+        tree = ast.parse(new_text, path)
+        compile(tree, path, "exec", dont_inherit=True)
+        # The second pass looks where the first one changed something: the functions
+        # around the changed lines (and what they call), as the screen shows them.
+        verdict = _screen(new_text, path, settings, _changed_lines(old_text, new_text), tree)
+        if not verdict.parse:
+            return
+        new_text = verdict.skeleton.text if verdict.skeleton is not None else new_text
+        again = cst.parse_module(new_text)
+    except (SyntaxError, cst.ParserSyntaxError) as exc:
+        raise SelfCheckError(f"{rules} produced code that does not parse ({exc}); file left unchanged") from None
+    options = rule_options(settings, new_text, path)
+    second, _, _, changed_again = _run_rules(again, verdict.codes or settings.active_codes, options, path)
+    if changed_again:
+        raise SelfCheckError(
+            f"{', '.join(changed_again)} would change the file again on a second run "
+            f"(not idempotent); file left unchanged"
+        )
+
+
+def follow_lines(old: str, new: str, lines: frozenset[int]) -> frozenset[int]:
+    """Where the given lines of ``old`` are in ``new``.
+
+    Rewrites move statements into helpers (re-indented, in the same order)
+    and add lines around them, so lines are followed through the blocks of
+    ``old`` and ``new`` that are equal but for indentation. A line the
+    rewrite changed itself is dropped: its rule has acted on it.
+    """
+    if not lines or old == new:
+        return lines
+    a = [line.strip() for line in old.splitlines()]
+    b = [line.strip() for line in new.splitlines()]
+    moved = set()
+    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            moved.update(n - i1 + j1 for n in lines if i1 < n <= i2)
+    return frozenset(moved)
+
+
+def _recorded_moved(settings: Settings, path: str, old: str, new: str) -> Settings:
+    lines = settings.recorded_breaks.get(path)
+    if not lines:
+        return settings
+    return replace(settings, recorded_breaks={**settings.recorded_breaks, path: follow_lines(old, new, lines)})

@@ -1,0 +1,1 @@
+"""What decides how little libcst sees: the text screen, statement facts, skeletons."""

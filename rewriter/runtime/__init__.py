@@ -1,0 +1,1 @@
+"""Everything that imports torch: verification, measurement, the sandbox, recorded runs, explain."""

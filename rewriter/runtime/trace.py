@@ -1,0 +1,516 @@
+"""Read the graph breaks a real run recorded: TORCH_TRACE logs and TORCH_LOGS=graph_breaks output.
+
+Users who come to gbfix usually have one of two records of a run:
+
+* a ``TORCH_TRACE`` directory, the structured log tlparse reads: one
+  JSON-lines file per process (``dedicated_log_torch_trace_*.log``), each
+  record a glog prefix and a JSON object, followed by its payload as lines
+  starting with a tab. Dynamo writes one ``dynamo_graph_break_reason``
+  artifact per graph break, and ``dynamo_start`` / ``compilation_metrics``
+  records that name the frame it was compiling;
+* the text that ``TORCH_LOGS=graph_breaks`` printed, one record per break,
+  every line prefixed with ``[__graph_breaks]``.
+
+Both carry the same block of text per break (torch 2.13)::
+
+    Graph break in user code at FILE:LINE
+    Graph Break Reason: [how it was handled, then] <gb type>
+      Explanation: ...
+     For more details ..., please visit: .../gb/gb0059.html
+    *** While handling this graph break, another graph break occurred: ***
+    graph break in loop ...            (the break that made the frame skip)
+    User code traceback:
+      File "F", line N, in NAME
+
+and both are parsed here into the same :class:`BreakSite` records. Which
+frame Dynamo was compiling matters (the fix goes there, not into the code
+that called it): a trace names it exactly; a text log only hints at it
+("frame skipped: NAME (FILE line N)", the stack-variable attribution, or
+the marker that ``TORCHDYNAMO_VERBOSE=1`` prints), and when it does not,
+:attr:`BreakSite.compiled_index` stays None.
+
+Gb codes and their docs come from ``torch/_dynamo/graph_break_registry.json``
+of the installed torch, found without importing torch.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import importlib.util
+import json
+import os
+import re
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Iterable, Iterator, Optional, Sequence
+
+LOG_PREFIX = "dedicated_log_torch_trace_"
+LOG_MARKER = "[__graph_breaks]"
+DOC_URL = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{code}.html"
+
+_HEADER = re.compile(
+    r"^Graph break (?:\(user stack suppressed due to duplicate graph break\) )?in user code at (.+):(\d+)\s*$"
+)
+_SUPPRESSED = "user stack suppressed"
+_REASON = "Graph Break Reason: "
+_CHAINED = "*** While handling this graph break, another graph break occurred: ***"
+_GB_URL = re.compile(r"/gb/(gb\d{4})\.html", re.IGNORECASE)
+_FRAME = re.compile(r'^\s*File "(.+)", line (\d+), in (.+?)\s*$')
+_ATTRIBUTION = re.compile(r'^\s*File "(.+)", line (\d+)\s*$')
+_FRAME_SKIPPED = re.compile(r"frame skipped: (\S+) \((.+) line (\d+)\)")
+_RESUME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_(\d+)$")
+_COMPILE_ID = re.compile(r"\[(\d+/\d+)\][^\[]*\[__graph_breaks\]")
+_VERBOSE_MARKER = "most recent `torch.compile` tracing attempt started here"
+_STACK_END = ("Traceback (most recent call last):", "NOTE: ", "Most recent bytecode instructions")
+#: how Dynamo says a break made it give up on the frame
+WHOLE_SKIP = "Failed to handle graph break gracefully"
+PARTIAL_SKIP = "Encountered graph break that we cannot resume from"
+
+
+class TraceError(Exception):
+    """A trace or log that cannot be read; the message names the path."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    file: str
+    line: int
+    function: str
+
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class BreakSite:
+    """One graph break of a run: where, what Dynamo called it, and what it cost."""
+
+    file: str
+    line: int
+    function: str
+    #: Dynamo's name for the break (its gb type), one line
+    reason: str
+    gb_code: str = ""
+    #: the first line of Dynamo's explanation
+    explanation: str = ""
+    #: the break made Dynamo skip the frame (or, when ``partial``, the rest of it)
+    skipped: bool = False
+    partial: bool = False
+    #: the break that made the frame skip, when another one followed the first (GB7000 …)
+    skip_code: str = ""
+    skip_reason: str = ""
+    #: the function Dynamo was compiling ("" when the record does not say)
+    frame: str = ""
+    #: the frame was a resume function: the rest of ``frame`` after this line
+    resumed_at: int = 0
+    #: outermost first; may begin with frames that called the compiled code
+    user_stack: tuple[Frame, ...] = ()
+    #: index in ``user_stack`` of the frame Dynamo compiled; None when unknown
+    compiled_index: Optional[int] = None
+    compile_id: str = ""
+    #: the trace or log it was read from
+    origin: str = ""
+
+    @property
+    def traced_stack(self) -> tuple[Frame, ...]:
+        """The frames Dynamo traced, from the compiled one inward (the whole stack if unknown)."""
+        if self.compiled_index is None:
+            return self.user_stack
+        return self.user_stack[self.compiled_index:]
+
+    @property
+    def frame_label(self) -> str:
+        if not self.frame:
+            return ""
+        return f"{self.frame} (after line {self.resumed_at})" if self.resumed_at else self.frame
+
+    def key(self) -> tuple:
+        return (self.file, self.line, self.gb_code, self.reason, self.skipped, self.partial,
+                self.frame, self.resumed_at)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["user_stack"] = [asdict(f) for f in self.user_stack]
+        data["doc_url"] = doc_url(self.gb_code)
+        return data
+
+
+# --- the block of text Dynamo writes per break -----------------------------------------
+
+
+@dataclass
+class _Block:
+    file: str
+    line: int
+    suppressed: bool
+    handling: str = ""
+    types: list[str] = field(default_factory=list)
+    codes: list[str] = field(default_factory=list)
+    explanation: str = ""
+    skipped_frame: Optional[tuple[str, str, int]] = None
+    attribution: Optional[tuple[str, int]] = None
+    frames: list[Frame] = field(default_factory=list)
+    verbose_index: Optional[int] = None
+
+
+def _parse_block(lines: Sequence[str]) -> Optional[_Block]:
+    header = _HEADER.match(lines[0].strip()) if lines else None
+    if header is None:
+        return None
+    block = _Block(header.group(1), int(header.group(2)), _SUPPRESSED in lines[0])
+    section = "reason"
+    expect_type = False
+    for raw in lines[1:]:
+        text = raw.strip()
+        if raw.startswith(_REASON):
+            reason = raw[len(_REASON):].strip()
+            if reason.endswith(":"):
+                block.handling, expect_type = reason, True
+            else:
+                block.types.append(reason)
+            continue
+        if section == "reason":
+            if text == _CHAINED:
+                expect_type = True
+            elif expect_type and text:
+                block.types.append(text)
+                expect_type = False
+            elif text.startswith("Explanation:") and not block.explanation:
+                block.explanation = text[len("Explanation:"):].strip()
+            elif text == "Stack variable source attribution:":
+                section = "attribution"
+            elif text == "User code traceback:":
+                section = "stack"
+            if section == "reason":
+                url = _GB_URL.search(text)
+                if url:
+                    block.codes.append(url.group(1).upper())
+                hint = _FRAME_SKIPPED.search(text)
+                if hint:
+                    block.skipped_frame = (hint.group(1), hint.group(2), int(hint.group(3)))
+            continue
+        if section == "attribution":
+            if text == "User code traceback:":
+                section = "stack"
+                continue
+            match = _ATTRIBUTION.match(raw)
+            if match and block.attribution is None:
+                block.attribution = (match.group(1), int(match.group(2)))
+            continue
+        if text.startswith(_STACK_END):
+            break
+        if _VERBOSE_MARKER in text:
+            block.verbose_index = len(block.frames)
+            continue
+        match = _FRAME.match(raw)
+        if match:
+            block.frames.append(Frame(match.group(1), int(match.group(2)), match.group(3)))
+    return block
+
+
+def _compiled_index(block: _Block, compiled: Optional[tuple[str, str]]) -> Optional[int]:
+    """Where the frame Dynamo compiled sits in the block's stack, from the best evidence at hand."""
+    frames = block.frames
+    if compiled is not None:
+        found = _last_frame(frames, compiled[0], _strip_resume(compiled[1])[0])
+        if found is not None:
+            return found
+    if block.verbose_index is not None:
+        return block.verbose_index
+    if block.skipped_frame is not None:
+        name, file, _ = block.skipped_frame
+        found = _last_frame(frames, file, _strip_resume(name)[0])
+        if found is not None:
+            return found
+    if block.attribution is not None:
+        file, line = block.attribution
+        after = [(f.line - line, i) for i, f in enumerate(frames) if f.file == file and f.line >= line]
+        if after:
+            return min(after)[1]
+    return None
+
+
+def _last_frame(frames: Sequence[Frame], file: str, name: str) -> Optional[int]:
+    for i in range(len(frames) - 1, -1, -1):
+        if frames[i].file == file and frames[i].function == name:
+            return i
+    return None
+
+
+def _strip_resume(name: str) -> tuple[str, int]:
+    """``torch_dynamo_resume_in_f_at_12`` is the rest of ``f`` after line 12."""
+    match = _RESUME.match(name)
+    return (match.group(1), int(match.group(2))) if match else (name, 0)
+
+
+def _site(block: _Block, origin: str, compiled: Optional[tuple[str, str]] = None,
+          compile_id: str = "") -> BreakSite:
+    frames = tuple(block.frames)
+    index = _compiled_index(block, compiled)
+    frame_name, resumed_at = "", 0
+    if compiled is not None:
+        frame_name, resumed_at = _strip_resume(compiled[1])
+    elif index is not None and frames:
+        frame_name = frames[index].function
+    elif block.skipped_frame is not None:
+        frame_name = _strip_resume(block.skipped_frame[0])[0]
+    reason = block.types[0] if block.types else block.handling.rstrip(":")
+    code = block.codes[0] if block.codes else code_for(reason)
+    skip_type = block.types[-1] if len(block.types) > 1 else ""
+    skip_code = (block.codes[-1] if len(block.codes) > 1 else code_for(skip_type)) if skip_type else ""
+    handling = block.handling
+    function = frames[-1].function if frames and frames[-1].file == block.file else ""
+    return BreakSite(
+        file=block.file, line=block.line, function=function, reason=reason, gb_code=code,
+        explanation=block.explanation,
+        skipped=handling.startswith((WHOLE_SKIP, PARTIAL_SKIP)),
+        partial=handling.startswith(PARTIAL_SKIP),
+        skip_code=skip_code, skip_reason=skip_type, frame=frame_name, resumed_at=resumed_at,
+        user_stack=frames or (Frame(block.file, block.line, function),),
+        compiled_index=index if frames else None, compile_id=compile_id, origin=origin,
+    )
+
+
+# --- TORCH_LOGS=graph_breaks text -----------------------------------------------------------
+
+
+def parse_log_text(text: str, origin: str = "") -> list[BreakSite]:
+    """Every break in captured ``TORCH_LOGS=graph_breaks`` output (other lines are ignored)."""
+    lines = text.splitlines()
+    prefixed = any(LOG_MARKER in line for line in lines)
+    blocks: list[tuple[list[str], str]] = []
+    for line in lines:
+        compile_id = ""
+        if prefixed:
+            if LOG_MARKER not in line:
+                continue
+            match = _COMPILE_ID.search(line)
+            compile_id = match.group(1) if match else ""
+            line = line.split(LOG_MARKER, 1)[1]
+            line = line[1:] if line.startswith(" ") else line
+        if _HEADER.match(line.strip()):
+            blocks.append(([line], compile_id))
+        elif blocks:
+            blocks[-1][0].append(line)
+    sites = []
+    for block_lines, compile_id in blocks:
+        block = _parse_block(block_lines)
+        if block is not None:
+            sites.append(_site(block, origin, compile_id=compile_id))
+    return unique(sites)
+
+
+def read_log(path: str) -> list[BreakSite]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError as exc:
+        raise TraceError(f"{path}: cannot read the log: {exc.strerror or exc}") from None
+    sites = parse_log_text(text, origin=path)
+    if not sites and "Graph break" not in text:
+        raise TraceError(f"{path}: no graph breaks in this log (was it captured with TORCH_LOGS=graph_breaks?)")
+    return sites
+
+
+# --- TORCH_TRACE structured logs -----------------------------------------------------------
+
+
+def _records(text: str) -> Iterator[tuple[dict[str, Any], str]]:
+    """(metadata, payload) of each record: a glog prefix and JSON, then tab-indented payload lines."""
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        payload = []
+        while i < len(lines) and lines[i].startswith("\t"):
+            payload.append(lines[i][1:])
+            i += 1
+        start = line.find("{")
+        if start < 0:
+            continue
+        try:
+            record = json.loads(line[start:])
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            yield record, "\n".join(payload)
+
+
+def _compile_key(record: dict[str, Any]) -> str:
+    if "frame_id" not in record:
+        return ""
+    return f"{record['frame_id']}/{record.get('frame_compile_id', 0)}"
+
+
+def parse_trace_text(text: str, origin: str = "") -> list[BreakSite]:
+    """Every break in one TORCH_TRACE log, and frames it skipped without a break record."""
+    strings: dict[int, str] = {}
+    compiled: dict[str, tuple[str, str]] = {}
+    metrics: dict[str, dict[str, Any]] = {}
+    breaks: list[tuple[_Block, str]] = []
+    for record, payload in _records(text):
+        if "str" in record:
+            value, index = record["str"]
+            strings[int(index)] = value
+        elif "dynamo_start" in record:
+            stack = record["dynamo_start"].get("stack") or []
+            if stack:
+                top = stack[-1]
+                name = top.get("filename")
+                file = strings.get(name, str(name)) if isinstance(name, int) else str(name)
+                compiled[_compile_key(record)] = (file, str(top.get("name", "")))
+        elif "compilation_metrics" in record:
+            data = record["compilation_metrics"]
+            key = str(data.get("compile_id", ""))
+            metrics[key] = data
+            if data.get("co_filename") and key not in compiled:
+                compiled[key] = (str(data["co_filename"]), str(data.get("co_name", "")))
+        elif record.get("artifact", {}).get("name") == "dynamo_graph_break_reason":
+            block = _parse_block(payload.splitlines())
+            if block is not None:
+                breaks.append((block, _compile_key(record)))
+    sites = [_site(block, origin, compiled.get(key), key) for block, key in breaks]
+    with_breaks = {key for _, key in breaks}
+    for key, data in metrics.items():
+        if key not in with_breaks and data.get("fail_type") and data.get("fail_user_frame_filename"):
+            sites.append(_failed_frame(key, data, origin))
+    return unique(sites)
+
+
+def _failed_frame(key: str, data: dict[str, Any], origin: str) -> BreakSite:
+    """A frame Dynamo gave up on without logging a graph break (from its compilation metrics)."""
+    reason_text = str(data.get("fail_reason") or data.get("fail_type") or "")
+    reason = reason_text.strip().splitlines()[0] if reason_text.strip() else "frame failed to compile"
+    url = _GB_URL.search(reason_text)
+    file = str(data["fail_user_frame_filename"])
+    line = int(data.get("fail_user_frame_lineno") or 0)
+    name, resumed_at = _strip_resume(str(data.get("co_name", "")))
+    same = file == data.get("co_filename")
+    return BreakSite(
+        file=file, line=line, function=name if same else "", reason=reason,
+        gb_code=url.group(1).upper() if url else code_for(reason), skipped=True,
+        frame=name, resumed_at=resumed_at, user_stack=(Frame(file, line, name if same else ""),),
+        compiled_index=0 if same else None, compile_id=key, origin=origin,
+    )
+
+
+def trace_logs(directory: str) -> list[str]:
+    """The TORCH_TRACE logs in ``directory``, oldest first (by modification time, then name)."""
+    found = glob.glob(os.path.join(directory, LOG_PREFIX + "*.log"))
+    if not found:
+        found = glob.glob(os.path.join(directory, "*.log"))
+    return sorted(found, key=lambda p: (os.path.getmtime(p), p))
+
+
+def read_trace(path: str, all_logs: bool = False) -> list[BreakSite]:
+    """Breaks in a TORCH_TRACE directory: its newest log (like ``tlparse --latest``) or all of them.
+
+    ``path`` may also name one log file.
+    """
+    if os.path.isfile(path):
+        files = [path]
+    elif os.path.isdir(path):
+        files = trace_logs(path)
+        if not files:
+            raise TraceError(f"{path}: no TORCH_TRACE logs ({LOG_PREFIX}*.log) in this directory")
+        if not all_logs:
+            files = files[-1:]
+    else:
+        raise TraceError(f"{path}: no such file or directory")
+    sites: list[BreakSite] = []
+    for file in files:
+        try:
+            with open(file, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError as exc:
+            raise TraceError(f"{file}: cannot read the trace: {exc.strerror or exc}") from None
+        sites.extend(parse_trace_text(text, origin=file))
+    return unique(sites)
+
+
+# --- records made in this process (rewriter.runtime.measure) ----------------------------------------
+
+
+def site_from_record(record: Any) -> BreakSite:
+    """A :class:`rewriter.runtime.measure.BreakRecord` (or its dict) as a site; its stack starts at the compiled frame."""
+    data = record if isinstance(record, dict) else asdict(record)
+    frames = tuple(Frame(str(f), int(n), str(fn)) for f, n, fn in data.get("user_stack") or ())
+    if not frames:
+        frames = (Frame(data["filename"], int(data["lineno"]), data["function"]),)
+    frame, resumed_at = _strip_resume(data.get("frame_function", ""))
+    gb_type = str(data.get("gb_type", ""))
+    reason = str(data.get("reason", "")) or gb_type
+    skip_type = gb_type if gb_type and gb_type != reason and code_for(gb_type) else ""
+    partial = bool(data.get("partial_skip"))
+    return BreakSite(
+        file=data["filename"], line=int(data["lineno"]), function=data["function"], reason=reason,
+        gb_code=data.get("gb_code") or code_for(reason),
+        skipped=partial or bool(data.get("whole_skip")), partial=partial,
+        skip_code=code_for(skip_type) if skip_type else "", skip_reason=skip_type,
+        frame=frame, resumed_at=resumed_at, user_stack=frames, compiled_index=0,
+    )
+
+
+# --- sets of sites ------------------------------------------------------------------------
+
+
+def unique(sites: Iterable[BreakSite]) -> list[BreakSite]:
+    """Sites in first-seen order, each once; a record whose stack Dynamo suppressed as a
+    duplicate takes the place of nothing when the full record was seen."""
+    seen: dict[tuple, BreakSite] = {}
+    for site in sites:
+        key = site.key()
+        if key in seen:
+            continue
+        if not site.function:
+            twin = next((s for s in seen.values() if (s.file, s.line, s.gb_code) == (site.file, site.line, site.gb_code)
+                         and s.function), None)
+            if twin is not None:
+                if site.skipped and not twin.skipped:
+                    seen[twin.key()] = replace(twin, skipped=True, partial=site.partial)
+                continue
+        seen[key] = site
+    return list(seen.values())
+
+
+# --- gb codes -----------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def gb_registry() -> dict[str, dict[str, Any]]:
+    """``GBxxxx`` -> its first registry entry (Gb_type, Context, Explanation, Hints); {} without torch."""
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
+        return {}
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    path = os.path.join(list(spec.submodule_search_locations)[0], "_dynamo", "graph_break_registry.json")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return {code: entries[0] for code, entries in data.items() if isinstance(entries, list) and entries}
+
+
+@functools.lru_cache(maxsize=1)
+def _codes_by_type() -> dict[str, str]:
+    by_type: dict[str, str] = {}
+    for code, entry in sorted(gb_registry().items()):
+        by_type.setdefault(str(entry.get("Gb_type", "")), code)
+    return by_type
+
+
+def code_for(gb_type: str) -> str:
+    """The gb code Dynamo's registry gives this break type, or ""."""
+    return _codes_by_type().get(gb_type.strip(), "") if gb_type else ""
+
+
+def gb_type(code: str) -> str:
+    return str(gb_registry().get(code, {}).get("Gb_type", ""))
+
+
+def doc_url(code: str) -> str:
+    return DOC_URL.format(code=code.lower()) if code else ""
