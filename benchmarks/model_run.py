@@ -243,14 +243,15 @@ class Counts:
         }
 
 
+#: top-level package names a location is shortened to (the model's packages are added at start)
+_ROOTS: set[str] = {"torch"}
+
+
 def _where(filename: str, lineno: int) -> str:
-    """A short location: the path below the last site-packages (or the file name) and line."""
+    """A location that reads the same for the installed package and its copy: ``transformers/...py:LINE``."""
     parts = filename.replace("\\", "/").split("/")
-    for marker in ("site-packages", "dist-packages"):
-        if marker in parts:
-            parts = parts[len(parts) - parts[::-1].index(marker):]
-    tail = "/".join(parts[-4:])
-    return f"{tail}:{lineno}"
+    start = next((i for i, part in enumerate(parts) if part in _ROOTS), max(0, len(parts) - 3))
+    return f"{'/'.join(parts[start:])}:{lineno}"
 
 
 def counting_backend(counts: Counts, backend: str) -> Callable:
@@ -460,7 +461,8 @@ def measure_side(spec: zoo.ModelSpec, args: argparse.Namespace, device: str) -> 
         reference = _load_reference(args.reference)
         result["compiled_vs_reference"] = compare_outputs(reference, flatten_output(last), exact)
         result["eager_vs_reference"] = compare_outputs(reference, flatten_output(eager_call()), True)
-    result.update(_coverage(spec, args, device, side))
+    if not args.timings_only:
+        result.update(_coverage(spec, args, device, side))
     medians = interleaved_medians({"compiled": compiled_call, "eager": eager_call}, args.calls, device)
     result["compiled_s"], result["eager_s"] = medians["compiled"], medians["eager"]
     return side, result
@@ -500,7 +502,8 @@ def pair_timing(spec: zoo.ModelSpec, args: argparse.Namespace, device: str, afte
     for call in calls.values():
         call()  # warm: recompiles and allocator growth happen outside the timed rounds
     medians = interleaved_medians(calls, args.calls, device)
-    return {f"pair_{name}_s": value for name, value in medians.items()}
+    return {"pair_before_compile_s": before.compile_seconds,
+            **{f"pair_{name}_s": value for name, value in medians.items()}}
 
 
 def _load_reference(path: str) -> list[tuple[str, Any]]:
@@ -632,6 +635,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument("--reference", default="", help="file of the unmodified eager output")
     parser.add_argument("--package-root", default="", help="directory holding the rewritten package copy")
     parser.add_argument("--pair-with-before", action="store_true")
+    parser.add_argument("--timings-only", action="store_true", help="skip the coverage count")
     parser.add_argument("--out", default="", help="write the JSON here instead of standard output")
     return parser.parse_args(argv)
 
@@ -651,6 +655,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         result: dict[str, Any] = coverage_self_check()
     else:
         spec = zoo.get(args.model)
+        _ROOTS.update(spec.packages)
         device = resolve_device(args.device)
         task = task_discover if args.task == "discover" else task_measure
         started = time.perf_counter()

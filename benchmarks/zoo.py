@@ -42,6 +42,8 @@ class ModelSpec:
     build: Callable[[str, str], Built]
     packages: tuple[str, ...] = ("transformers",)
     note: str = ""
+    #: part of the default run (the others were measured once and are available with --models)
+    default: bool = True
 
 
 @dataclass(frozen=True)
@@ -407,16 +409,7 @@ def build_ddpm(size_name: str, device: str) -> Built:
                                         "output_type": "np", "return_dict": False})
 
 
-# -- candidates under evaluation -------------------------------------------------------------
-
-def build_llama_cached(size_name: str, device: str) -> Built:
-    """Llama on a padded batch of two, returning its key/value cache."""
-    size = SIZES[size_name]
-    config = _config("LlamaConfig", **{**_decoder_kwargs(size), "use_cache": True})
-    model = _transformers_model("LlamaForCausalLM", config, device)
-    ids = _ids(size, device, batch=2)
-    return Built(model, kwargs={"input_ids": ids, "attention_mask": _padding_mask(ids), "use_cache": True})
-
+# -- more decoders, MoE and vision-language models ---------------------------------------------
 
 def build_llama_generate(size_name: str, device: str) -> Built:
     size = SIZES[size_name]
@@ -483,9 +476,6 @@ build_jamba = _moe_lm("JambaForCausalLM", "JambaConfig", num_experts=4, num_expe
                       mamba_d_state=8)
 build_granitemoe = _moe_lm("GraniteMoeForCausalLM", "GraniteMoeConfig", num_local_experts=4, num_experts_per_tok=2)
 build_phimoe = _moe_lm("PhimoeForCausalLM", "PhimoeConfig", num_local_experts=4, num_experts_per_tok=2)
-build_deepseek_v3 = _moe_lm("DeepseekV3ForCausalLM", "DeepseekV3Config", n_routed_experts=4, num_experts_per_tok=2,
-                            moe_intermediate_size=64, kv_lora_rank=16, q_lora_rank=32, qk_rope_head_dim=8,
-                            v_head_dim=16, qk_nope_head_dim=8, n_group=2, topk_group=1, first_k_dense_replace=1)
 
 
 def build_gemma3(size_name: str, device: str) -> Built:
@@ -526,58 +516,68 @@ def build_smolvlm(size_name: str, device: str) -> Built:
                                 "use_cache": False})
 
 
-EXTRA = (
-    ModelSpec("llama_cached", "decoder", build_llama_cached),
-    ModelSpec("llama_generate", "decoder", build_llama_generate),
-    ModelSpec("t5", "decoder", build_t5),
-    ModelSpec("bart", "decoder", build_bart),
-    ModelSpec("falcon", "decoder", build_falcon),
-    ModelSpec("bloom", "decoder", build_bloom),
-    ModelSpec("opt", "decoder", build_opt),
-    ModelSpec("mamba", "decoder", build_mamba),
-    ModelSpec("jamba", "moe", build_jamba),
-    ModelSpec("granitemoe", "moe", build_granitemoe),
-    ModelSpec("phimoe", "moe", build_phimoe),
-    ModelSpec("deepseek_v3", "moe", build_deepseek_v3),
-    ModelSpec("gemma3", "vlm", build_gemma3),
-    ModelSpec("smolvlm", "vlm", build_smolvlm),
-)
-
-
 # -- the zoo ---------------------------------------------------------------------------------------------
 
-ZOO: tuple[ModelSpec, ...] = (
-    ModelSpec("llama", "decoder", build_llama),
-    ModelSpec("qwen2", "decoder", build_qwen2),
-    ModelSpec("mistral", "decoder", build_mistral),
-    ModelSpec("gemma2", "decoder", build_gemma2),
-    ModelSpec("phi3", "decoder", build_phi3),
-    ModelSpec("qwen3", "decoder", build_qwen3),
-    ModelSpec("gpt2", "decoder", build_gpt2),
-    ModelSpec("gpt_neox", "decoder", build_gpt_neox),
-    ModelSpec("mixtral", "moe", build_mixtral),
-    ModelSpec("qwen2_moe", "moe", build_qwen2_moe),
-    ModelSpec("olmoe", "moe", build_olmoe),
-    ModelSpec("qwen3_moe", "moe", build_qwen3_moe),
-    ModelSpec("qwen2_vl", "vlm", build_qwen2_vl),
-    ModelSpec("qwen2_5_vl", "vlm", build_qwen2_5_vl),
-    ModelSpec("llava", "vlm", build_llava),
-    ModelSpec("idefics3", "vlm", build_idefics3),
-    ModelSpec("encodec", "audio", build_encodec),
-    ModelSpec("dac", "audio", build_dac),
-    ModelSpec("mimi", "audio", build_mimi),
-    ModelSpec("whisper", "audio", build_whisper),
-    ModelSpec("wav2vec2", "audio", build_wav2vec2),
-    ModelSpec("bert", "encoder", build_bert),
-    ModelSpec("roberta", "encoder", build_roberta),
-    ModelSpec("vit", "encoder", build_vit),
-    ModelSpec("swin", "encoder", build_swin),
-    ModelSpec("convnext", "encoder", build_convnext),
-    ModelSpec("ddpm", "diffusion", build_ddpm, packages=("diffusers",)),
+_DECODERS = (
+    ModelSpec("llama", "decoder", build_llama, note="control: one graph"),
+    ModelSpec("gpt2", "decoder", build_gpt2, note="control: one graph"),
+    ModelSpec("llama_generate", "decoder", build_llama_generate,
+              note="generate(): greedy decoding loop around the model"),
+    ModelSpec("qwen2", "decoder", build_qwen2, default=False),
+    ModelSpec("mistral", "decoder", build_mistral, default=False),
+    ModelSpec("gemma2", "decoder", build_gemma2, default=False),
+    ModelSpec("phi3", "decoder", build_phi3, default=False),
+    ModelSpec("qwen3", "decoder", build_qwen3, default=False),
+    ModelSpec("gpt_neox", "decoder", build_gpt_neox, default=False),
+    ModelSpec("falcon", "decoder", build_falcon, default=False),
+    ModelSpec("bloom", "decoder", build_bloom, default=False),
+    ModelSpec("opt", "decoder", build_opt, default=False),
+    ModelSpec("mamba", "decoder", build_mamba, default=False),
+    ModelSpec("t5", "decoder", build_t5, default=False),
+    ModelSpec("bart", "decoder", build_bart, default=False),
+)
+_MOE = (
+    ModelSpec("mixtral", "moe", build_mixtral, note="per-expert loop over nonzero() hits"),
+    ModelSpec("qwen2_moe", "moe", build_qwen2_moe, note="per-expert loop plus a shared expert"),
+    ModelSpec("olmoe", "moe", build_olmoe, note="per-expert loop"),
+    ModelSpec("qwen3_moe", "moe", build_qwen3_moe, default=False),
+    ModelSpec("granitemoe", "moe", build_granitemoe, default=False),
+    ModelSpec("phimoe", "moe", build_phimoe, default=False),
+    ModelSpec("jamba", "moe", build_jamba, default=False),
+)
+_VLM = (
+    ModelSpec("qwen2_vl", "vlm", build_qwen2_vl, note="vision tower: per-image loops over grid_thw"),
+    ModelSpec("qwen2_5_vl", "vlm", build_qwen2_5_vl, note="vision tower: window index, per-image loops"),
+    ModelSpec("llava", "vlm", build_llava, note="CLIP tower, hidden-state capture hooks"),
+    ModelSpec("idefics3", "vlm", build_idefics3, note="two images, real-image selection"),
+    ModelSpec("smolvlm", "vlm", build_smolvlm, note="two images, real-image selection"),
+    ModelSpec("gemma3", "vlm", build_gemma3, note="SigLIP tower, image-token scatter"),
+)
+_AUDIO = (
+    ModelSpec("encodec", "audio", build_encodec, note="conv stack padded from input length, RVQ"),
+    ModelSpec("mimi", "audio", build_mimi, note="conv stack with padding cache, transformer, RVQ"),
+    ModelSpec("dac", "audio", build_dac, note="control: conv codec, one graph"),
+    ModelSpec("whisper", "audio", build_whisper, note="control: encoder-decoder, one graph"),
+    ModelSpec("wav2vec2", "audio", build_wav2vec2, default=False),
+)
+_ENCODERS = (
+    ModelSpec("bert", "encoder", build_bert, note="control: padded batch, one graph"),
+    ModelSpec("vit", "encoder", build_vit, note="control: one graph"),
+    ModelSpec("roberta", "encoder", build_roberta, default=False),
+    ModelSpec("swin", "encoder", build_swin, default=False),
+    ModelSpec("convnext", "encoder", build_convnext, default=False),
+)
+_DIFFUSION = (
+    ModelSpec("ddpm", "diffusion", build_ddpm, packages=("diffusers",),
+              note="diffusers DDPMPipeline: denoising loop around a small UNet"),
 )
 
+ZOO: tuple[ModelSpec, ...] = _DECODERS + _MOE + _VLM + _AUDIO + _ENCODERS + _DIFFUSION
 
-ZOO = ZOO + EXTRA
+
+def default_names() -> list[str]:
+    """The models of the default run."""
+    return [spec.name for spec in ZOO if spec.default]
 
 
 def names() -> list[str]:

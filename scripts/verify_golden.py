@@ -27,7 +27,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from rewriter.runtime.verify import Report, VerifyError, verify_sources  # noqa: E402
+from rewriter.runtime.verify import (  # noqa: E402
+    VerifyError,
+    VerifyReport,
+    verify_sources,
+)
 from tests.golden import Case, cases  # noqa: E402
 
 HEADER = ("case", "result", "skipped", "graphs", "ops", "call ms", "outputs", "secs", "note")
@@ -60,7 +64,7 @@ def module_name(case: Case) -> str:
     return f"golden_{case.rule}_{case.name}".lower()
 
 
-def run_case(case: Case, args: argparse.Namespace) -> tuple[Case, Optional[Report], str, float]:
+def run_case(case: Case, args: argparse.Namespace) -> tuple[Case, Optional[VerifyReport], str, float]:
     """(case, report or None, error message, seconds); never raises."""
     started = time.perf_counter()
     after = case.expected if case.expected is not None else case.source
@@ -79,7 +83,7 @@ def run_case(case: Case, args: argparse.Namespace) -> tuple[Case, Optional[Repor
     return case, report, "", time.perf_counter() - started
 
 
-def row(case: Case, report: Optional[Report], error: str, seconds: float) -> tuple[str, ...]:
+def row(case: Case, report: Optional[VerifyReport], error: str, seconds: float) -> tuple[str, ...]:
     label = str(case) + ("" if case.expected is not None else " (unchanged)")
     if report is None:
         return (label, "ERROR", "", "", "", "", "", f"{seconds:.1f}", error.splitlines()[0][:120])

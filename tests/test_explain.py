@@ -22,7 +22,7 @@ from rewriter.runtime.explain import (
     render,
     verdict,
 )
-from rewriter.runtime.trace import BreakSite, Frame, read_trace, site_from_record
+from rewriter.runtime.trace import Frame, RecordedBreak, read_trace, site_from_record
 from tests.golden import ROOT
 
 TRACES = os.path.join(ROOT, "tests", "fixtures", "traces")
@@ -30,7 +30,7 @@ PROJECT = os.path.join(TRACES, "project")
 OTHER = "/home/dev/gbfix"
 
 
-def local(site: BreakSite) -> BreakSite:
+def local(site: RecordedBreak) -> RecordedBreak:
     """A site of the fixture trace with this checkout's paths instead of the recording machine's."""
     def move(path: str) -> str:
         return ROOT + path[len(OTHER):] if path.startswith(OTHER + "/") else path
@@ -99,8 +99,8 @@ def _h(kind: str, line: int):
     return _Holder(kind, line)
 
 
-def _site(line: int, skipped: bool = True) -> BreakSite:
-    return BreakSite("/p/m.py", line, "f", "Call to something", skipped=skipped,
+def _site(line: int, skipped: bool = True) -> RecordedBreak:
+    return RecordedBreak("/p/m.py", line, "f", "Call to something", skipped=skipped,
                      user_stack=(Frame("/p/m.py", line, "f"),), compiled_index=0)
 
 

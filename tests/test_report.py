@@ -15,7 +15,7 @@ from codemods.rules.registry import REGISTRY
 from rewriter.cli import app
 from rewriter.engine.report import (
     UNUSED_IGNORE,
-    Report,
+    ScanReport,
     doc_markdown,
     render_json,
     render_sarif,
@@ -121,9 +121,9 @@ def test_the_checker_rejects_what_code_scanning_rejects():
 # -- a report built from batch records ---------------------------------------------------
 
 
-def sample_report(unused: bool = True) -> Report:
+def sample_report(unused: bool = True) -> ScanReport:
     code = next(iter(REGISTRY))
-    report = Report()
+    report = ScanReport()
     report.add(Unchanged(
         os.path.join(ROOT, "pkg", "b.py"),
         (Finding(code, 9, 5, "graph break in a loop", "safe"),
@@ -194,7 +194,7 @@ def test_sarif_describes_every_rule_and_locates_every_finding():
 
 def test_sarif_uri_outside_the_working_directory_is_absolute(tmp_path):
     outside = tmp_path / "dir with space" / "x.py"
-    report = Report()
+    report = ScanReport()
     report.add(Unchanged(str(outside), (Finding(next(iter(REGISTRY)), 1, 1, "m", "safe"),), True))
     log = json.loads(render_sarif(report, cwd=ROOT))
     check_sarif(log)
@@ -203,7 +203,7 @@ def test_sarif_uri_outside_the_working_directory_is_absolute(tmp_path):
 
 
 def test_empty_report_is_valid_sarif():
-    log = json.loads(render_sarif(Report(), cwd=ROOT))
+    log = json.loads(render_sarif(ScanReport(), cwd=ROOT))
     check_sarif(log)
     assert log["runs"][0]["results"] == []
     assert log["runs"][0]["invocations"][0]["executionSuccessful"] is True

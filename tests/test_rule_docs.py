@@ -39,3 +39,49 @@ def test_rule_examples_hold(code, index):
         assert outcome.new_text is None
     else:
         assert outcome.new_text == example.after
+
+
+def test_deferrals_name_registered_rules_and_never_themselves():
+    for code, rule in REGISTRY.items():
+        assert set(rule.DEFERS_TO) <= set(REGISTRY) - {code}, code
+
+
+def test_a_rule_cannot_ask_about_a_rule_it_does_not_defer_to():
+    from libcst.codemod import CodemodContext
+
+    from codemods.rules.base import RuleOptions
+
+    rule = REGISTRY["GBF002"](CodemodContext(), RuleOptions(selected=frozenset(REGISTRY)))
+    assert rule.defers_to("GBF001")
+    with pytest.raises(ValueError, match="not in its DEFERS_TO"):
+        rule.defers_to("GBF004")
+
+
+def test_expression_hooks_need_the_full_walk():
+    import libcst as cst
+
+    from codemods.rules.base import FunctionScopedRule
+
+    with pytest.raises(TypeError, match="visit_Call"):
+        class Silent(FunctionScopedRule):  # its visit_Call would never be called
+            CODE = "GBF990"
+
+            def visit_Call(self, node: cst.Call) -> None:
+                pass
+
+    class Walking(FunctionScopedRule):
+        CODE = "GBF991"
+        STATEMENTS_ONLY = False
+
+        def visit_Call(self, node: cst.Call) -> None:
+            pass
+
+    assert Walking.STATEMENTS_ONLY is False
+
+
+def test_explain_names_the_rules_from_what_they_declare():
+    from rewriter.runtime.explain import rules_for
+
+    assert rules_for("loop") == ("GBF001", "GBF002")
+    assert rules_for("with") == ("GBF003",)
+    assert rules_for("try") == ("GBF004",)

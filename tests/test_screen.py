@@ -21,13 +21,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codemods.analysis.catalogue import CATALOGUE
-from codemods.rules.base import Rule
+from codemods.analysis.catalogue import CATALOGUE, PARENTS_OF_LAST, WATCHED_NAMES
+from codemods.rules.base import Prefilter, Rule
 from codemods.rules.registry import REGISTRY
 from rewriter.engine import pipeline as engine
 from rewriter.engine.config import Settings
 from rewriter.engine.suppressions import parse_suppressions
 from rewriter.prefilter import screen
+from rewriter.prefilter import text as prefilter_text
+from rewriter.prefilter.facts import ScreenFacts
+from rewriter.prefilter.skeleton import FileView, build_skeleton
 from tests.golden import GOLDEN
 
 ALL_RULES = tuple(REGISTRY)
@@ -45,7 +48,7 @@ def _run(text: str, path: str, settings_: Settings) -> tuple[Any, ...]:
 
 def _unscreened(monkeypatch: pytest.MonkeyPatch, text: str, path: str, settings_: Settings) -> tuple[Any, ...]:
     with monkeypatch.context() as patch:
-        patch.setattr(engine, "_screen", lambda *_: screen.Verdict(parse=True))
+        patch.setattr(engine, "_screen", lambda *_: screen.Screening(parse=True))
         return _run(text, path, settings_)
 
 
@@ -275,7 +278,7 @@ def test_generated_corpus_is_screened_every_way() -> None:
 # -- the pieces ---------------------------------------------------------------------
 
 def _holds(source: str, *kinds: str) -> bool:
-    return screen.ScreenFacts(textwrap.dedent(source)).holds_break(kinds or ("for", "while", "with", "try"))
+    return ScreenFacts(textwrap.dedent(source)).holds_break(kinds or ("for", "while", "with", "try"))
 
 
 @pytest.mark.parametrize("source", [
@@ -308,27 +311,27 @@ def test_what_cannot_break_is_screened_out(source: str) -> None:
 
 
 # The text stage searches word by word; these are the patterns it stands for.
-_WATCHED_CALL = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, sorted(screen._WATCHED))) + screen._TO_PAREN)
-_ALIAS = re.compile(r"\b(?:%s)(?:[\s\\]|#[^\n]*)+as\b" % "|".join(map(re.escape, sorted(screen._PARENTS))))
+_WATCHED_CALL = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, sorted(WATCHED_NAMES))) + prefilter_text._TO_PAREN)
+_ALIAS = re.compile(r"\b(?:%s)(?:[\s\\]|#[^\n]*)+as\b" % "|".join(map(re.escape, sorted(PARENTS_OF_LAST))))
 _PIECES = ["print", "log", "time", "warn", "ing", "item", "as", "x", "_", "é", "ｐrint", ".", " ", "\t", "\n",
            "(", ")", "#", "\\", "for", "while", "try"]
 
 
 def _may_break_by_pattern(text: str) -> bool:
-    facts = screen.ScreenFacts(text)
+    facts = ScreenFacts(text)
     if facts.text.isascii():
         watched = _WATCHED_CALL.search(facts.text) is not None
     else:
-        watched = any(name in screen._WATCHED for _, name, _ in facts._raw_calls())
+        watched = any(name in WATCHED_NAMES for _, name, _ in facts._raw_calls())
     return watched or _ALIAS.search(facts.text) is not None
 
 
 @settings(max_examples=400, deadline=None)
 @given(text=st.lists(st.sampled_from(_PIECES), max_size=14).map("".join))
 def test_text_stage_searches_answer_as_the_patterns_do(text: str) -> None:
-    assert screen.ScreenFacts(text)._may_break_at_all() == _may_break_by_pattern(text)
+    assert ScreenFacts(text).may_break_at_all() == _may_break_by_pattern(text)
     for word in ("for", "while", "try", "print"):
-        assert screen.has_word(text, word) == (re.search(rf"\b{word}\b", text) is not None)
+        assert prefilter_text.has_word(text, word) == (re.search(rf"\b{word}\b", text) is not None)
 
 
 @pytest.mark.parametrize("text", [
@@ -337,32 +340,32 @@ def test_text_stage_searches_answer_as_the_patterns_do(text: str) -> None:
     "while", "awhile", "while_", "try:", "entry",
 ])
 def test_text_stage_searches_on_chosen_texts(text: str) -> None:
-    assert screen.ScreenFacts(text)._may_break_at_all() == _may_break_by_pattern(text)
+    assert ScreenFacts(text).may_break_at_all() == _may_break_by_pattern(text)
     for word in ("while", "try"):
-        assert screen.has_word(text, word) == (re.search(rf"\b{word}\b", text) is not None)
+        assert prefilter_text.has_word(text, word) == (re.search(rf"\b{word}\b", text) is not None)
 
 
 def test_text_stage_searches_on_the_golden_corpus() -> None:
     for path in GOLDEN_INPUTS:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
-        assert screen.ScreenFacts(text)._may_break_at_all() == _may_break_by_pattern(text), path
+        assert ScreenFacts(text).may_break_at_all() == _may_break_by_pattern(text), path
 
 
 def test_calls_tells_torch_compile_from_re_compile() -> None:
-    assert screen.ScreenFacts("import torch\nm = torch.compile(m)\n").calls("torch.compile")
-    assert screen.ScreenFacts("import torch as th\nm = th.compile(m)\n").calls("torch.compile")
-    assert screen.ScreenFacts("from torch import compile as c\nm = c(m)\n").calls("torch.compile")
-    assert not screen.ScreenFacts("import re\np = re.compile('x')  # torch.compile\n").calls("torch.compile")
-    assert not screen.ScreenFacts('"""Uses torch.compile."""\nx = compile(s, "f", "exec")\n').calls("torch.compile")
+    assert ScreenFacts("import torch\nm = torch.compile(m)\n").calls("torch.compile")
+    assert ScreenFacts("import torch as th\nm = th.compile(m)\n").calls("torch.compile")
+    assert ScreenFacts("from torch import compile as c\nm = c(m)\n").calls("torch.compile")
+    assert not ScreenFacts("import re\np = re.compile('x')  # torch.compile\n").calls("torch.compile")
+    assert not ScreenFacts('"""Uses torch.compile."""\nx = compile(s, "f", "exec")\n').calls("torch.compile")
 
 
 def test_an_undeclared_rule_gets_every_file() -> None:
     class Anything(Rule):
         CODE = "GBF999"
-        NEEDS_BREAK = False
+        PREFILTER = Prefilter(needs_break=False)
 
-    assert Anything.screen_ast(screen.ScreenFacts("x = 1\n"))
+    assert screen.structure_could_match(Anything, ScreenFacts("x = 1\n"))
 
 
 def test_unparsable_text_passes() -> None:
@@ -384,8 +387,8 @@ def test_skeleton_keeps_lines_and_restores_bodies() -> None:
                 print(x)
             return x
         """)
-    facts = screen.ScreenFacts(source)
-    skeleton: Optional[screen.Skeleton] = facts.skeleton({"for"})
+    facts = ScreenFacts(source)
+    skeleton: Optional[FileView] = build_skeleton(facts, {"for"})
     assert skeleton is not None
     assert skeleton.text.count("\n") == source.count("\n")
     assert "y = x + 1" not in skeleton.text and "print(x)" in skeleton.text
@@ -413,8 +416,7 @@ def test_the_focused_second_pass_still_catches_a_rule_that_is_not_idempotent(mon
         CODE = "GBF998"
         NAME = "stutter"
         SUMMARY = "test rule"
-        SCREEN = ("for ",)
-        SCREEN_HOLDERS = ("for",)
+        PREFILTER = Prefilter(words=("for ",), holders=("for",))
 
         def leave_For(self, original_node: cst.For, updated_node: cst.For):  # type: ignore[no-untyped-def]
             if self.enclosing is None or not self.report(original_node, "loop", "safe"):
@@ -487,7 +489,7 @@ SUBMODULES = textwrap.dedent("""\
 
 
 def test_skeleton_keeps_only_the_submodule_lines_of_an_init_and_no_class_attributes() -> None:
-    skeleton = screen.ScreenFacts(SUBMODULES).skeleton({"for"})
+    skeleton = build_skeleton(ScreenFacts(SUBMODULES), {"for"})
     assert skeleton is not None
     kept = skeleton.text
     # what tells the break analysis that `self.block(x)` runs Block.forward stays, in its block
@@ -526,13 +528,13 @@ def test_a_declaration_after_a_blanked_docstring_keeps_the_skeleton(monkeypatch:
     """The declaration goes after the docstring: the docstring's stand-in must be one statement,
     or the declaration lands inside it and the whole file has to be done again."""
     restored = []
-    real = screen.Skeleton.restore
+    real = FileView.restore
 
-    def spy(self: screen.Skeleton, new_text: str) -> Optional[str]:
+    def spy(self: FileView, new_text: str) -> Optional[str]:
         restored.append(real(self, new_text))
         return restored[-1]
 
-    monkeypatch.setattr(screen.Skeleton, "restore", spy)
+    monkeypatch.setattr(FileView, "restore", spy)
     outcome = engine.transform_source(SHARED, "/tmp/shared.py", Settings())
     assert outcome.new_text is not None and '    both become helpers, and `f` must declare it."""\n    v: object\n' in (
         outcome.new_text

@@ -9,7 +9,7 @@ from codemods.rules.registry import REGISTRY
 from rewriter.cli import app
 from rewriter.engine.config import ConfigError, Settings, settings_from_table
 from rewriter.engine.pipeline import torch_gate, transform_source
-from rewriter.prefilter.screen import imports_torch
+from rewriter.prefilter.text import imports_torch
 
 LOOP = (
     "def f(x):\n"
@@ -55,7 +55,7 @@ def test_a_recorded_break_opens_the_gate():
 
 def test_only_the_graph_break_rules_are_gated():
     kept = torch_gate(LOOP, "/project/case.py", Settings()).active_codes
-    assert kept == tuple(code for code in REGISTRY if not REGISTRY[code].NEEDS_BREAK)
+    assert kept == tuple(code for code in REGISTRY if not REGISTRY[code].PREFILTER.needs_break)
     assert set(kept) == {"GBF005", "GBF006", "GBF007"}
 
 

@@ -25,8 +25,8 @@ from rewriter.runtime.recorded import (
     third_party_callables,
 )
 from rewriter.runtime.trace import (
-    BreakSite,
     Frame,
+    RecordedBreak,
     TraceError,
     code_for,
     doc_url,
@@ -46,7 +46,7 @@ MODEL = f"{OTHER}/tests/fixtures/traces/project/src/model.py"
 AUDIT = "/opt/conda/lib/python3.11/site-packages/fakeaudit/__init__.py"
 
 
-def summary(sites: list[BreakSite]) -> set[tuple]:
+def summary(sites: list[RecordedBreak]) -> set[tuple]:
     return {(s.file, s.line, s.gb_code, s.skipped, s.skip_code, s.frame) for s in sites}
 
 

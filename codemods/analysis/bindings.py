@@ -14,11 +14,11 @@ close over the block's names), never their bindings.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence, Union
+from typing import Iterable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
-from codemods.analysis.nodes import dotted_name
+from codemods.analysis.nodes import body_statements, dotted_name
 from codemods.fastcst import walk
 
 
@@ -564,3 +564,118 @@ def _is_docstring(stmt: cst.BaseStatement) -> bool:
         and isinstance(stmt.body[0], cst.Expr)
         and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
+
+
+# -- which names are surely bound -----------------------------------------------
+
+
+def _binds(stmt: cst.BaseStatement) -> frozenset[str]:
+    """Names ``stmt`` has surely bound once it has run to its end.
+
+    Only statements that bind on every way through them count: a loop may
+    run no trip, a branch or a handler may not be taken, and a ``with``
+    whose manager swallows an exception may skip the rest of its body.
+    """
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return frozenset((stmt.name.value,))
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return frozenset()
+    names: set[str] = set()
+    for small in stmt.body:
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                names |= _names_of(target.target)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            names |= _names_of(small.target)
+        elif isinstance(small, cst.AugAssign):
+            # It read the name first: having run, the name was bound.
+            names |= _names_of(small.target)
+        elif isinstance(small, cst.Import):
+            for alias in small.names:
+                if alias.asname is not None:
+                    names |= _names_of(alias.asname.name)  # type: ignore[arg-type]
+                else:
+                    head = alias.name
+                    while isinstance(head, cst.Attribute):
+                        head = head.value
+                    names |= _names_of(head)
+        elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+            for alias in small.names:
+                names |= _names_of(alias.asname.name if alias.asname is not None else alias.name)  # type: ignore[arg-type]
+    return frozenset(names)
+
+
+def _suites(stmt: cst.BaseStatement) -> Iterator[tuple[list[cst.BaseStatement], frozenset[str]]]:
+    """The statement lists inside a compound ``stmt`` of the same scope, each with
+    the names bound whenever it starts running."""
+    none: frozenset[str] = frozenset()
+    if isinstance(stmt, cst.For):
+        yield body_statements(stmt.body), _names_of(stmt.target)
+    elif isinstance(stmt, cst.With):
+        entered = frozenset().union(*(
+            _names_of(item.asname.name) for item in stmt.items if item.asname is not None
+        ))
+        yield body_statements(stmt.body), entered
+    elif isinstance(stmt, (cst.If, cst.While, cst.Try, cst.TryStar)):
+        yield body_statements(stmt.body), none
+    if isinstance(stmt, (cst.Try, cst.TryStar)):
+        for handler in stmt.handlers:
+            caught = _names_of(handler.name.name) if handler.name is not None else none
+            yield body_statements(handler.body), caught
+        if stmt.finalbody is not None:
+            yield body_statements(stmt.finalbody.body), none
+    if isinstance(stmt, cst.Match):
+        for case in stmt.cases:
+            yield body_statements(case.body), none
+    orelse = getattr(stmt, "orelse", None)
+    if isinstance(orelse, cst.If):  # an `elif`
+        yield [orelse], none
+    elif isinstance(orelse, cst.Else):
+        yield body_statements(orelse.body), none
+
+
+def surely_bound_before(func: cst.FunctionDef, node: cst.Try, index: int) -> Optional[frozenset[str]]:
+    """Locals of ``func`` surely bound when statement ``index`` of ``node``'s body starts.
+
+    When a statement runs, the statements before it in each block around it
+    have run to their end (in this trip of a loop): what they surely bind,
+    plus the parameters and what the blocks' headers bind, is bound. None
+    when ``node`` is not found.
+    """
+    params = func.params
+    start = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    start |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
+
+    return _bound_at(body_statements(func.body), frozenset(start), node, index)
+
+
+def _bound_at(
+    statements: Sequence[cst.BaseStatement], bound: frozenset[str], node: cst.Try, index: int
+) -> Optional[frozenset[str]]:
+    for stmt in statements:
+        if stmt is node:
+            for earlier in body_statements(node.body)[:index]:
+                bound |= _binds(earlier)
+            return bound
+        for suite, entered in _suites(stmt):
+            found = _bound_at(suite, bound | entered, node, index)
+            if found is not None:
+                return found
+        bound |= _binds(stmt)
+    return None
+
+
+def ever_unbound(func: cst.FunctionDef) -> frozenset[str]:
+    """Names some code in ``func`` (nested scopes included) may unbind: ``del`` targets and
+    ``except ... as`` names (deleted when their handler ends)."""
+    names: set[str] = set()
+    for node in walk.descendants(func):
+        if isinstance(node, cst.Del):
+            names.update(_names_of(node.target))
+        elif isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)) and node.name is not None:
+            names.update(_names_of(node.name.name))
+    return frozenset(names)
+
+
+def _names_of(target: cst.CSTNode) -> frozenset[str]:
+    return frozenset(target_names(target))

@@ -23,10 +23,10 @@ import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
 
 from codemods.analysis.catalogue import (
-    BY_LOGGER_METHOD,
-    BY_METHOD,
     BY_QUALIFIED,
     LOGGER_NAMES,
+    logger_entry,
+    method_entry,
 )
 from codemods.analysis.nodes import dotted_name
 from codemods.analysis.scopes import Scope, ScopeTracker, names_in
@@ -169,13 +169,11 @@ class _Collector(ScopeTracker):
         if not isinstance(func, cst.Attribute):
             return None
         method = func.attr.value
-        entry = BY_METHOD.get(method)
-        if entry is not None and not node.args:
-            return BreakReason(entry.reason, entry.raises)
-        entry = BY_LOGGER_METHOD.get(method)
-        if entry is not None and dotted_name(func.value) in self.logger_names:
-            return BreakReason(entry.reason, entry.raises)
-        return None
+        entry = method_entry(method, bool(node.args))
+        if entry is None:
+            receiver = dotted_name(func.value)
+            entry = logger_entry(method, receiver if receiver in self.logger_names else None)
+        return BreakReason(entry.reason, entry.raises) if entry is not None else None
 
 
 def _class_names_called(node: cst.CSTNode) -> set[str]:

@@ -12,7 +12,7 @@ safe only for calls that cannot.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Optional
 
 MatchKind = Literal["qualified", "method", "logger"]
 
@@ -67,6 +67,39 @@ LOGGER_NAMES: frozenset[str] = frozenset(
 BY_QUALIFIED: dict[str, BreakCall] = {c.name: c for c in CATALOGUE if c.kind == "qualified"}
 BY_METHOD: dict[str, BreakCall] = {c.name: c for c in CATALOGUE if c.kind == "method"}
 BY_LOGGER_METHOD: dict[str, BreakCall] = {c.name: c for c in CATALOGUE if c.kind == "logger"}
+
+
+def method_entry(name: str, has_arguments: bool) -> Optional[BreakCall]:
+    """The entry a call ``x.name(...)`` matches as a tensor method: only without arguments
+    (``x.item()`` reads the device; ``d.item(key)`` is someone else's method)."""
+    return None if has_arguments else BY_METHOD.get(name)
+
+
+def logger_entry(name: str, receiver: Optional[str]) -> Optional[BreakCall]:
+    """The entry a call ``receiver.name(...)`` matches as a logger call: only on a receiver
+    named like a logger (:data:`LOGGER_NAMES`, or a name bound to ``logging.getLogger(...)``)."""
+    return BY_LOGGER_METHOD.get(name) if receiver is not None else None
+
+
+# -- the same entries as the text prefilter reads them ---------------------------------
+# It cannot resolve names, so it matches a call by its last name and what is
+# written just before it; these tables are derived from the entries above so
+# that both readers match the same calls, the prefilter never fewer.
+
+#: the kinds of entry the prefilter models; an entry of another kind turns its structural stage off
+MATCH_KINDS: tuple[MatchKind, ...] = ("qualified", "method", "logger")
+QUALIFIED_NAMES: frozenset[str] = frozenset(BY_QUALIFIED)
+#: last name -> the names written just before it (``sys.stdout.write``: ``stdout``)
+PARENTS_OF_LAST: dict[str, frozenset[str]] = {
+    last: frozenset(name.rpartition(".")[0].rpartition(".")[2] for name in BY_QUALIFIED if name.rpartition(".")[2] == last)
+    for last in {name.rpartition(".")[2] for name in BY_QUALIFIED}
+}
+METHOD_NAMES: frozenset[str] = frozenset(BY_METHOD)
+LOGGER_METHOD_NAMES: frozenset[str] = frozenset(BY_LOGGER_METHOD)
+#: last names of :data:`LOGGER_NAMES` (``self.logger``: ``logger``)
+LOGGER_RECEIVER_LASTS: frozenset[str] = frozenset(name.rpartition(".")[2] for name in LOGGER_NAMES)
+#: names whose call may break whatever the module defines
+WATCHED_NAMES: frozenset[str] = frozenset(PARENTS_OF_LAST) | METHOD_NAMES | LOGGER_METHOD_NAMES
 
 #: Plain-text fragments of which at least one must appear in a file for any
 #: catalogue entry to match it; the cheap screen uses them.

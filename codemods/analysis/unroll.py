@@ -20,6 +20,7 @@ from codemods.analysis.bindings import (
     is_generated,
     local_declaration,
     name_use,
+    target_names,
 )
 from codemods.analysis.nodes import block_indent, body_statements, dotted_name
 from codemods.fastcst import walk
@@ -137,15 +138,11 @@ def _literal_elements(
     return values
 
 
-def _target_names(target: cst.BaseExpression) -> Optional[list[str]]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)) and all(
-        isinstance(e.value, cst.Name) and not isinstance(e, cst.StarredElement)
-        for e in target.elements
-    ):
-        return [e.value.value for e in target.elements]  # type: ignore[attr-defined]
-    return None
+def _is_flat_target(target: cst.BaseExpression) -> bool:
+    """A name, or a tuple or list of plain names (no starred one)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return all(isinstance(e.value, cst.Name) and not isinstance(e, cst.StarredElement) for e in target.elements)
+    return isinstance(target, cst.Name)
 
 
 def _split_value(value: cst.BaseExpression, arity: int) -> Optional[list[cst.BaseExpression]]:
@@ -184,9 +181,9 @@ def plan_unroll(
         return values
     if use is None:
         use = name_use(body)
-    targets = _target_names(loop.target)
-    if targets is None:
+    if not _is_flat_target(loop.target):
         return Refusal("the loop target is not a name or a tuple of names")
+    targets = target_names(loop.target)
     calls = [_split_value(v, len(targets)) for v in values]
     if any(c is None for c in calls):
         return Refusal("the iterable's elements do not match the loop target's shape")

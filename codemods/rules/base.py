@@ -10,21 +10,18 @@ node unchanged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Iterator, Optional, Union
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Iterator, Optional, Union
 
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
 
+from codemods.analysis.bindings import DeclareHelperNonlocals
 from codemods.analysis.breaks import BreakProvider, BreakReason, find_breaks
 from codemods.analysis.fix_safety import FixMode, Safety
 from codemods.analysis.helper_names import NameAllocator
 from codemods.fastcst import walk
 from codemods.fastcst.positions import LazyPositionProvider
-
-if TYPE_CHECKING:
-    from rewriter.prefilter.screen import ScreenFacts
-
 
 
 @dataclass(frozen=True)
@@ -52,18 +49,41 @@ class Example:
 
 
 @dataclass(frozen=True)
-class RuleOptions:
-    """Everything a rule may depend on; plain data so it crosses processes."""
+class Prefilter:
+    """What a file must show before a rule can find anything in it, judged without libcst.
+
+    The prefilter reads this; saying less than the rule needs only costs
+    time, saying more than it needs is a bug (a finding is missed).
+    """
+
+    #: plain-text fragments; a file holding none of them cannot match the rule
+    words: tuple[str, ...] = ()
+    #: the rule is about graph breaks, so a file must mention a catalogue call
+    needs_break: bool = True
+    #: statement kinds ("for", "while", "with", "try") of which one, inside a
+    #: function, must hold a call that may break in its body (a ``while``
+    #: condition, a ``with`` manager's ``__enter__`` or ``__exit__`` count
+    #: too). Declaring it also says the rule's findings and fixes stay inside
+    #: the function holding that statement, so libcst may be shown only the
+    #: functions that can matter, and the words of these statements stand in
+    #: for ``words``.
+    holders: tuple[str, ...] = ()
+    #: qualified names ("torch.compile") of which the file must call one with an argument
+    calls: tuple[str, ...] = ()
+    #: whether a call of one of ``calls`` written as a decorator counts
+    call_decorators: bool = True
+
+
+@dataclass(frozen=True)
+class RuleSettings:
+    """What rules read from a run's configuration (``[tool.gbfix]`` and flags), as plain data.
+
+    The engine's ``Settings`` extends this, so each field is declared once.
+    """
 
     fix_mode: FixMode = "safe"
     unroll_max_trips: int = 16
     reentrant_context_managers: tuple[str, ...] = ("contextlib.nullcontext",)
-    #: lines of this file a real run recorded as graph breaks
-    recorded_break_lines: frozenset[int] = frozenset()
-    #: line -> codes suppressed there (empty set: every code)
-    suppressions: dict[int, frozenset[str]] = field(default_factory=dict)
-    #: rule codes that are active in this run (rules consult each other)
-    selected: frozenset[str] = frozenset()
     #: top-level packages that are / are not part of the project (GBF007)
     first_party: tuple[str, ...] = ()
     third_party: tuple[str, ...] = ()
@@ -71,10 +91,31 @@ class RuleOptions:
     breaking_third_party: tuple[str, ...] = ()
     #: the same, as recorded by a real run (filled from a trace)
     recorded_third_party: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class RuleOptions(RuleSettings):
+    """Everything a rule may depend on on one file: the run's settings and the file's own facts.
+
+    Plain data, so it crosses processes.
+    """
+
+    #: lines of this file a real run recorded as graph breaks
+    recorded_break_lines: frozenset[int] = frozenset()
+    #: line -> codes suppressed there (empty set: every code)
+    suppressions: dict[int, frozenset[str]] = field(default_factory=dict)
+    #: rule codes that are active in this run (see ``Rule.DEFERS_TO``)
+    selected: frozenset[str] = frozenset()
     #: packages found under this directory (outside site-packages) are first-party
     project_root: str = ""
     #: the number the next generated helper name gets (:mod:`codemods.analysis.helper_names`)
     first_helper_number: int = 1
+
+    @classmethod
+    def for_file(cls, settings: RuleSettings, **facts: Any) -> "RuleOptions":
+        """The run's ``settings`` (or anything extending them) with one file's ``facts``."""
+        shared = {f.name: getattr(settings, f.name) for f in fields(RuleSettings)}
+        return cls(**shared, **facts)
 
 
 #: statements whose finding a suppression on one of their breaks also covers
@@ -91,26 +132,27 @@ class Rule(Codemod, cst.CSTTransformer):
     NAME: ClassVar[str]
     SUMMARY: ClassVar[str]
     EXAMPLES: ClassVar[tuple[Example, ...]] = ()
-    #: plain-text fragments; a file holding none of them cannot match the rule
-    SCREEN: ClassVar[tuple[str, ...]] = ()
-    #: the rule is about graph breaks, so a file must mention a catalogue call
-    NEEDS_BREAK: ClassVar[bool] = True
-    #: for the screen (rewriter.prefilter.screen): statement kinds ("for", "while", "with",
-    #: "try") of which one, inside a function, must hold a call that may break
-    #: in its body (a ``while`` condition, a ``with`` manager's ``__enter__`` or
-    #: ``__exit__`` count too). Declaring it also says the rule's findings and
-    #: fixes stay inside the function holding that statement, so libcst may be
-    #: shown only the functions that can matter.
-    SCREEN_HOLDERS: ClassVar[tuple[str, ...]] = ()
-    #: for the stdlib-ast screen: qualified names ("torch.compile") of which
-    #: the file must reference one
-    SCREEN_CALLS: ClassVar[tuple[str, ...]] = ()
-    #: whether a call of one of ``SCREEN_CALLS`` written as a decorator counts
-    SCREEN_DECORATORS: ClassVar[bool] = True
+    #: what a file must show, cheaply, before libcst is paid for (read by the prefilter)
+    PREFILTER: ClassVar[Prefilter] = Prefilter()
     #: the rule's hooks are on statements and blocks only: the walk does not
     #: enter expressions or simple lines (libcst rebuilds every node it enters)
     STATEMENTS_ONLY: ClassVar[bool] = True
+    #: codes of rules this one leaves some of its sites to, when they are active
+    #: (:meth:`defers_to`); ``gbfix rules`` and the registry's tests read it
+    DEFERS_TO: ClassVar[tuple[str, ...]] = ()
     METADATA_DEPENDENCIES = (LazyPositionProvider,)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.STATEMENTS_ONLY:
+            # libcst's own no-op hooks are inherited by every transformer: only the rules' count
+            own = {name for klass in cls.__mro__ if issubclass(klass, Rule) for name in vars(klass)}
+            unreachable = sorted(name for name in own if _hook_never_called(name))
+            if unreachable:
+                raise TypeError(
+                    f"{cls.__qualname__} defines {', '.join(unreachable)}, but with STATEMENTS_ONLY "
+                    "the walk never enters expressions or simple statements: set STATEMENTS_ONLY = False"
+                )
 
     def __init__(self, context: CodemodContext, options: RuleOptions) -> None:
         Codemod.__init__(self, context)
@@ -120,27 +162,27 @@ class Rule(Codemod, cst.CSTTransformer):
         self.findings: list[Finding] = []
         self.used_suppressions: set[int] = set()
 
-    @classmethod
-    def screen_ast(cls, facts: "ScreenFacts") -> bool:
-        """Whether a file could hold a finding of this rule, judged cheaply.
-
-        ``facts`` (:class:`rewriter.prefilter.screen.ScreenFacts`) answers questions
-        from Python's own parser. Saying False for a file the rule would
-        report on is a bug; a rule that declares nothing gets every file.
-        """
-        if cls.SCREEN_HOLDERS and not facts.holds_break(cls.SCREEN_HOLDERS):
-            return False
-        if cls.SCREEN_CALLS and not any(facts.calls(name, cls.SCREEN_DECORATORS) for name in cls.SCREEN_CALLS):
-            return False
-        return True
-
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        new = self.transform(tree)
+        if any(finding.applied for finding in self.findings):
+            # Helpers made for different statements may share a name no statement left binds.
+            new = new.visit(DeclareHelperNonlocals())
+        return new
+
+    def transform(self, tree: cst.Module) -> cst.Module:
+        """The rule's own rewrite of ``tree`` (its findings recorded on the way)."""
         return tree.visit(self)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         descend = super().on_visit(node)
         # A simple line's own leave_ hook still runs; only what is inside it is skipped.
         return descend and (not self.STATEMENTS_ONLY or type(node) in walk.STATEMENT_HOLDERS)
+
+    def defers_to(self, code: str) -> bool:
+        """Whether ``code`` (declared in ``DEFERS_TO``) is active, so the sites it handles are its own."""
+        if code not in self.DEFERS_TO:
+            raise ValueError(f"{self.CODE} asks about {code}, which is not in its DEFERS_TO")
+        return code in self.options.selected
 
     # -- reporting --------------------------------------------------------------
     def line_of(self, node: cst.CSTNode) -> int:
@@ -201,6 +243,26 @@ class Rule(Codemod, cst.CSTTransformer):
         import sys
 
         return inspect.cleandoc(sys.modules[cls.__module__].__doc__ or "")
+
+
+#: what a statement-only walk reaches: statements, blocks and the parts of compound statements
+_STATEMENT_LEVEL = (
+    cst.Module, cst.BaseStatement, cst.BaseSuite, cst.ExceptHandler, cst.ExceptStarHandler,
+    cst.Else, cst.Finally, cst.MatchCase,
+)
+
+
+def _hook_never_called(name: str) -> bool:
+    """``visit_Call``, ``leave_Name_value``…: a hook of a node a statement-only walk never enters."""
+    for prefix in ("visit_", "leave_"):
+        if not name.startswith(prefix):
+            continue
+        parts = name[len(prefix):].split("_")
+        for end in range(len(parts), 0, -1):
+            node_class = getattr(cst, "_".join(parts[:end]), None)
+            if isinstance(node_class, type) and issubclass(node_class, cst.CSTNode):
+                return not issubclass(node_class, _STATEMENT_LEVEL)
+    return False
 
 
 class FunctionScopedRule(Rule):

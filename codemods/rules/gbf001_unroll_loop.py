@@ -62,7 +62,7 @@ from codemods.analysis.bindings import ReplaceLoopControl
 from codemods.analysis.fstrings import FStringsToFormat
 from codemods.analysis.nodes import body_statements
 from codemods.analysis.unroll import Refusal, build_unrolled, plan_unroll
-from codemods.rules.base import Example
+from codemods.rules.base import Example, Prefilter
 from codemods.rules.loop_rule import LoopRule
 
 # -- the rule -------------------------------------------------------------------------
@@ -72,8 +72,9 @@ class UnrollLoop(LoopRule):
     CODE = "GBF001"
     NAME = "unroll-loop"
     SUMMARY = "graph break inside a constant-trip loop: unroll it"
-    SCREEN = ("for ",)
-    SCREEN_HOLDERS = ("for",)
+    PREFILTER = Prefilter(words=("for ",), holders=("for",))
+    #: loops it cannot unroll are outlined by GBF002
+    DEFERS_TO = ("GBF002",)
     EXAMPLES = (
         Example(
             before=(
@@ -129,13 +130,13 @@ class UnrollLoop(LoopRule):
             return updated_node
         message = self.describe_break(func, sites)
         if isinstance(plan, Refusal):
-            if "GBF002" not in self.options.selected:
+            if not self.defers_to("GBF002"):
                 self.report(original_node, message, "none", note=f"not unrolled: {plan.reason}")
             return updated_node
         converter = FStringsToFormat()
         body = [stmt.visit(ReplaceLoopControl()).visit(converter) for stmt in body]  # type: ignore[misc]
         if converter.error:
-            if "GBF002" not in self.options.selected:
+            if not self.defers_to("GBF002"):
                 self.report(
                     original_node, message, "none",
                     note=f"not unrolled: {converter.error} would not compile after unrolling",

@@ -58,7 +58,7 @@ from codemods.analysis.outline import (
     plan_outline,
 )
 from codemods.analysis.unroll import UnrollPlan, plan_unroll
-from codemods.rules.base import Example
+from codemods.rules.base import Example, Prefilter
 from codemods.rules.loop_rule import Loop, LoopRule
 
 
@@ -66,8 +66,9 @@ class OutlineLoop(LoopRule):
     CODE = "GBF002"
     NAME = "outline-loop"
     SUMMARY = "graph break inside a loop that cannot be unrolled: outline it"
-    SCREEN = ("for ", "while ")
-    SCREEN_HOLDERS = ("for", "while")
+    PREFILTER = Prefilter(words=("for ", "while "), holders=("for", "while"))
+    #: loops GBF001 can unroll are GBF001's: unrolling captures more
+    DEFERS_TO = ("GBF001",)
     EXAMPLES = (
         Example(
             before=(
@@ -138,7 +139,7 @@ class OutlineLoop(LoopRule):
         return self._leave_loop(original_node, updated_node)
 
     def _unrollable(self, loop: Loop, func: cst.FunctionDef) -> bool:
-        if "GBF001" not in self.options.selected or not isinstance(loop, cst.For):
+        if not self.defers_to("GBF001") or not isinstance(loop, cst.For):
             return False
         plan = plan_unroll(loop, func, body_statements(loop.body), self.options.unroll_max_trips)
         return isinstance(plan, UnrollPlan)

@@ -70,7 +70,7 @@ import libcst as cst
 
 from codemods.analysis.catalogue import RESUMABLE_CONTEXT_MANAGERS
 from codemods.analysis.nodes import body_statements
-from codemods.rules.base import Example
+from codemods.rules.base import Example, Prefilter
 from codemods.rules.block_rule import BlockRule, split_index, with_body
 
 Replacement = Union[cst.BaseStatement, cst.FlattenSentinel[cst.BaseStatement]]
@@ -80,8 +80,9 @@ class SplitWith(BlockRule):
     CODE = "GBF003"
     NAME = "split-with"
     SUMMARY = "graph break inside a with block of a non-resumable context manager"
-    SCREEN = ("with ",)
-    SCREEN_HOLDERS = ("with",)
+    PREFILTER = Prefilter(words=("with ",), holders=("with",))
+    #: a `with` inside a breaking `try` body goes with the `try`
+    DEFERS_TO = ("GBF004",)
     KIND = "with"
     EXAMPLES = (
         Example(
@@ -191,7 +192,7 @@ class SplitWith(BlockRule):
 
     def _deferred(self) -> bool:
         """Inside a ``try`` body, the ``try`` holds the break too: GBF004 fixes the outer block."""
-        return bool(self.try_bodies and self.try_bodies[-1]) and "GBF004" in self.options.selected
+        return bool(self.try_bodies and self.try_bodies[-1]) and self.defers_to("GBF004")
 
     def _holds_break(self, node: cst.With) -> bool:
         if node.asynchronous is not None or all(self.resumable(i) for i in node.items):

@@ -62,7 +62,7 @@ from codemods.analysis.compile_sites import (
 from codemods.analysis.module_evidence import Evidence, module_argument
 from codemods.analysis.nodes import dotted_name
 from codemods.analysis.statement_edits import assign, method_call
-from codemods.rules.base import Example
+from codemods.rules.base import Example, Prefilter
 from codemods.rules.placement_rule import PlacementRule
 
 
@@ -70,9 +70,10 @@ class ModuleCompile(PlacementRule):
     CODE = "GBF005"
     NAME = "module-compile"
     SUMMARY = "`m = torch.compile(m)` on an nn.Module: use `m.compile()`"
-    SCREEN = ("compile",)
-    SCREEN_CALLS = ("torch.compile",)
-    SCREEN_DECORATORS = False  # `@torch.compile` compiles a function, not a module
+    # `@torch.compile` compiles a function, not a module: decorators do not count
+    PREFILTER = Prefilter(words=("compile",), needs_break=False, calls=("torch.compile",), call_decorators=False)
+    #: DDP/FSDP wrappers around torch.compile are GBF006's
+    DEFERS_TO = ("GBF006",)
     EXAMPLES = (
         Example(
             before=(
@@ -140,13 +141,13 @@ class ModuleCompile(PlacementRule):
         if facts.is_function(obj):
             return
         if nested_with_wrapper(call, obj, facts):
-            if "GBF006" not in self.options.selected:
+            if not self.defers_to("GBF006"):
                 self.report(call, self.message(obj), "none",
                             note="not fixed: DDP/FSDP and torch.compile are nested (GBF006 fixes that)")
             return
         evidence = facts.evidence(obj)
         if evidence is not None and evidence.wrapper:
-            if "GBF006" not in self.options.selected:
+            if not self.defers_to("GBF006"):
                 self.report(call, self.message(obj), "none",
                             note="not fixed: it compiles a DDP/FSDP wrapper (GBF006 compiles the inner module)")
             return

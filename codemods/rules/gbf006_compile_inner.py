@@ -54,7 +54,7 @@ from codemods.analysis.module_evidence import Evidence, module_argument
 from codemods.analysis.nodes import dotted_name
 from codemods.analysis.statement_edits import assign, method_call
 from codemods.fastcst import walk
-from codemods.rules.base import Example
+from codemods.rules.base import Example, Prefilter
 from codemods.rules.placement_rule import PlacementRule
 
 Statement = Union[cst.Assign, cst.Expr, cst.Return]
@@ -76,9 +76,8 @@ class CompileInner(PlacementRule):
     CODE = "GBF006"
     NAME = "compile-inner"
     SUMMARY = "torch.compile around or inside DDP/FSDP: compile the inner module, then wrap"
-    SCREEN = ("compile",)
-    SCREEN_CALLS = ("torch.compile",)
-    SCREEN_DECORATORS = False  # `@torch.compile` compiles a function, not a module
+    # `@torch.compile` compiles a function, not a module: decorators do not count
+    PREFILTER = Prefilter(words=("compile",), needs_break=False, calls=("torch.compile",), call_decorators=False)
     EXAMPLES = (
         Example(
             before=(

@@ -63,7 +63,7 @@ from codemods.analysis.module_evidence import Binding, ModuleFacts
 from codemods.analysis.nodes import dotted_name
 from codemods.analysis.third_party import callable_kind, package_kind, source_break
 from codemods.fastcst import walk
-from codemods.rules.base import Example
+from codemods.rules.base import Example, Prefilter
 from codemods.rules.placement_rule import PlacementRule
 
 STRICT_SWITCHES = frozenset({
@@ -95,8 +95,11 @@ class ThirdPartyForward(PlacementRule):
     CODE = "GBF007"
     NAME = "third-party-forward"
     SUMMARY = "breaking third-party forward in an error_on_graph_break(True) region: relax it there"
-    SCREEN = ("error_on_graph_break",)
-    SCREEN_CALLS = ("torch._dynamo.error_on_graph_break", "torch.compiler.error_on_graph_break")
+    PREFILTER = Prefilter(
+        words=("error_on_graph_break",),
+        needs_break=False,
+        calls=("torch._dynamo.error_on_graph_break", "torch.compiler.error_on_graph_break"),
+    )
     EXAMPLES = (
         Example(
             before=(
@@ -145,8 +148,8 @@ class ThirdPartyForward(PlacementRule):
         super().__init__(*args, **kwargs)
         self.add_torch = False
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        new = super().transform_module_impl(tree)
+    def transform(self, tree: cst.Module) -> cst.Module:
+        new = super().transform(tree)
         if self.add_torch:
             new = AddImportsVisitor(self.context, [ImportItem("torch")]).transform_module(new)
         return new

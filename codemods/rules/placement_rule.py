@@ -18,14 +18,13 @@ from codemods.rules.base import Rule
 
 
 class PlacementRule(Rule):
-    NEEDS_BREAK = False
     METADATA_DEPENDENCIES = (LazyPositionProvider, *EVIDENCE_METADATA)
 
     def plan_module(self, module: cst.Module) -> None:
         """Report this rule's findings in ``module`` and plan the fixes in ``self.edits``."""
         raise NotImplementedError
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+    def transform(self, tree: cst.Module) -> cst.Module:
         self.edits = StatementEdits()
         self.facts = ModuleFacts(tree, self.get_metadata)
         self.plan_module(tree)

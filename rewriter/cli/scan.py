@@ -22,7 +22,7 @@ from rewriter.cli.app import (
     with_recorded_breaks,
 )
 from rewriter.engine.batch import run_batch
-from rewriter.engine.report import FORMATS, Report, render, render_statistics
+from rewriter.engine.report import FORMATS, ScanReport, render, render_statistics
 from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, Totals
 from rewriter.runtime.recorded import ALL_LOGS_HELP, LOG_HELP, TRACE_HELP
 
@@ -76,7 +76,7 @@ def scan(
         raise typer.Exit(EXIT_ERROR)
     settings = resolve_settings(paths, select, ignore, exclude, report_only=True, config=config)
     totals = Totals()
-    report = Report()
+    report = ScanReport()
     files = collect(paths, settings, totals, force_exclude)
     settings = with_recorded_breaks(settings, files, trace, all_logs, log, quiet)
     for result in run_batch(files, settings, jobs):

@@ -20,8 +20,8 @@ from rewriter.engine.results import (
     FileResult,
 )
 from rewriter.runtime.verify import (
-    Report,
     VerifyError,
+    VerifyReport,
     render_table,
     summarize,
     targets_for,
@@ -42,7 +42,7 @@ def report_error(exc: VerifyError, as_json: bool = False) -> None:
         err(exc.log.rstrip("\n"))
 
 
-def print_report(report: Report, as_json: bool) -> None:
+def print_report(report: VerifyReport, as_json: bool) -> None:
     if as_json:
         sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
     else:

@@ -16,7 +16,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-from codemods.analysis.fix_safety import FixMode
+from codemods.rules.base import RuleSettings
 from codemods.rules.registry import REGISTRY
 
 
@@ -32,23 +32,17 @@ class VerifyEntry:
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(RuleSettings):
+    """A run's settings: what the rules read (:class:`RuleSettings`), and what the engine does with files."""
+
     select: tuple[str, ...] = tuple(REGISTRY)
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
-    unroll_max_trips: int = 16
     #: the graph-break rules (GBF001-GBF004) look only at files that import torch
     torch_only: bool = True
-    reentrant_context_managers: tuple[str, ...] = ("contextlib.nullcontext",)
-    first_party: tuple[str, ...] = ()
-    third_party: tuple[str, ...] = ()
-    breaking_third_party: tuple[str, ...] = ()
     verify: tuple[VerifyEntry, ...] = ()
-    fix_mode: FixMode = "safe"
     #: absolute path -> lines a real run recorded as graph breaks
     recorded_breaks: dict[str, frozenset[int]] = field(default_factory=dict)
-    #: installed-package callables (``pkg.mod.Class``) a real run recorded a graph break in
-    recorded_third_party: frozenset[str] = frozenset()
     #: the pyproject.toml the settings came from, if any
     source: Optional[str] = None
 
@@ -57,16 +51,21 @@ class Settings:
         return tuple(c for c in REGISTRY if c in self.select and c not in self.ignore)
 
 
+#: every key ``[tool.gbfix]`` accepts, in the order ``gbfix config`` prints them
+CONFIG_KEYS = (
+    "select", "ignore", "exclude", "unroll_max_trips", "torch_only", "reentrant_context_managers",
+    "first_party", "third_party", "breaking_third_party", "verify",
+)
 _LIST_KEYS = {
     "select", "ignore", "exclude", "reentrant_context_managers",
     "first_party", "third_party", "breaking_third_party",
 }
-_KNOWN = _LIST_KEYS | {"unroll_max_trips", "torch_only", "verify"}
+_KNOWN = set(CONFIG_KEYS)
 
 
 def config_keys() -> tuple[str, ...]:
-    """Every key ``[tool.gbfix]`` accepts, in the order of :class:`Settings`."""
-    return tuple(f.name for f in fields(Settings) if f.name in _KNOWN)
+    """Every key ``[tool.gbfix]`` accepts, in the order ``gbfix config`` prints them."""
+    return CONFIG_KEYS
 
 
 def find_pyproject(start: str) -> Optional[str]:

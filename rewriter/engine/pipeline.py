@@ -23,14 +23,15 @@ from typing import Optional
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from codemods.analysis.bindings import DeclareHelperNonlocals
 from codemods.analysis.helper_names import first_free_number
 from codemods.fastcst.walk import ReadOnlyMetadataWrapper, all_distinct
 from codemods.rules.base import Finding, RuleOptions
 from codemods.rules.registry import REGISTRY
 from rewriter.engine.config import Settings
 from rewriter.engine.suppressions import parse_suppressions
-from rewriter.prefilter.screen import Skeleton, Verdict, imports_torch, screen
+from rewriter.prefilter.screen import Screening, screen
+from rewriter.prefilter.skeleton import FileView
+from rewriter.prefilter.text import imports_torch
 
 
 class SelfCheckError(Exception):
@@ -46,17 +47,11 @@ class Outcome:
 
 
 def rule_options(settings: Settings, text: str, path: str) -> RuleOptions:
-    return RuleOptions(
-        fix_mode=settings.fix_mode,
-        unroll_max_trips=settings.unroll_max_trips,
-        reentrant_context_managers=settings.reentrant_context_managers,
+    return RuleOptions.for_file(
+        settings,
         recorded_break_lines=settings.recorded_breaks.get(path, frozenset()),
         suppressions=parse_suppressions(text),
         selected=frozenset(settings.active_codes),
-        first_party=settings.first_party,
-        third_party=settings.third_party,
-        breaking_third_party=settings.breaking_third_party,
-        recorded_third_party=settings.recorded_third_party,
         project_root=project_root(settings, path),
         first_helper_number=first_free_number(text),
     )
@@ -89,8 +84,6 @@ def _run_rules(
         result = wrapper.module
         if any(f.applied for f in rule.findings):
             changed_by.append(code)
-            # Helpers made for different statements may share a name no statement left binds.
-            new = new.visit(DeclareHelperNonlocals())
             # The names it made are in the tree now: the next rule numbers past them.
             options = replace(options, first_helper_number=rule.names.next)
             if options.recorded_break_lines:
@@ -118,12 +111,12 @@ def _screen(
     settings: Settings,
     focus: Optional[list[tuple[int, int]]] = None,
     tree: Optional[ast.Module] = None,
-) -> Verdict:
+) -> Screening:
     """What libcst must see of ``text`` (rewriter.prefilter.screen); all of it when a run recorded breaks here."""
     if not settings.active_codes:
-        return Verdict(parse=False)
+        return Screening(parse=False)
     if settings.recorded_breaks.get(path):
-        return Verdict(parse=True)
+        return Screening(parse=True)
     return screen(text, settings.active_codes, focus, tree)
 
 
@@ -145,49 +138,43 @@ def torch_gate(text: str, path: str, settings: Settings) -> Settings:
     """
     if not settings.torch_only or settings.recorded_breaks.get(path) or imports_torch(text):
         return settings
-    gated = tuple(code for code in settings.active_codes if REGISTRY[code].NEEDS_BREAK)
+    gated = tuple(code for code in settings.active_codes if REGISTRY[code].PREFILTER.needs_break)
     return replace(settings, ignore=settings.ignore + gated) if gated else settings
 
 
 def transform_source(text: str, path: str, settings: Settings) -> Outcome:
     """Findings and rewritten text for one file. Raises ParserSyntaxError, SelfCheckError."""
     settings = torch_gate(text, path, settings)
-    verdict = _screen(text, path, settings)
-    if not verdict.parse:
+    screening = _screen(text, path, settings)
+    if not screening.parse:
         return Outcome(None, (), parsed=False)
     # Rules the screen ruled out find nothing here, nor in what the others make of it.
-    codes = verdict.codes or settings.active_codes
-    if verdict.skeleton is not None:
-        outcome = _transform_skeleton(text, path, settings, verdict.skeleton, codes)
+    codes = screening.codes or settings.active_codes
+    if screening.skeleton is not None:
+        outcome = _transform_view(text, path, settings, screening.skeleton, codes)
         if outcome is not None:
             return outcome
-    module = cst.parse_module(text)
-    options = rule_options(settings, text, path)
-    new_module, findings, used, changed_by = _run_rules(module, codes, options, path)
-    findings.sort(key=lambda f: (f.line, f.col, f.code))
-    unused = tuple(sorted(set(options.suppressions) - used))
-    if not changed_by:
-        return Outcome(None, tuple(findings), parsed=True, unused_suppressions=unused)
-    new_text = new_module.code
-    _self_check(new_text, path, _recorded_moved(settings, path, text, new_text), changed_by, text)
-    return Outcome(new_text, tuple(findings), parsed=True, unused_suppressions=unused)
+    outcome = _transform_view(text, path, settings, FileView.whole(text), codes)
+    assert outcome is not None  # the whole file is always put back
+    return outcome
 
 
-def _transform_skeleton(
-    text: str, path: str, settings: Settings, skeleton: Skeleton, codes: tuple[str, ...]
+def _transform_view(
+    text: str, path: str, settings: Settings, view: FileView, codes: tuple[str, ...]
 ) -> Optional[Outcome]:
-    """The rules run on the skeleton (same lines, unneeded bodies blanked); None: do the whole file."""
-    module = cst.parse_module(skeleton.text)
-    options = rule_options(settings, skeleton.text, path)
+    """The rules run on ``view`` of ``text``; None when a skeleton's blanked parts cannot be put back."""
+    module = cst.parse_module(view.text)
+    options = rule_options(settings, view.text, path)
     new_module, findings, used, changed_by = _run_rules(module, codes, options, path)
     findings.sort(key=lambda f: (f.line, f.col, f.code))
+    # A skeleton blanks comments too: suppressions are the whole file's.
     unused = tuple(sorted(set(parse_suppressions(text)) - used))
     if not changed_by:
         return Outcome(None, tuple(findings), parsed=True, unused_suppressions=unused)
-    new_text = skeleton.restore(new_module.code)
+    new_text = view.restore(new_module.code)
     if new_text is None:
         return None
-    _self_check(new_text, path, settings, changed_by, text)
+    _self_check(new_text, path, _recorded_moved(settings, path, text, new_text), changed_by, text)
     return Outcome(new_text, tuple(findings), parsed=True, unused_suppressions=unused)
 
 
@@ -199,15 +186,15 @@ def _self_check(new_text: str, path: str, settings: Settings, changed_by: list[s
         compile(tree, path, "exec", dont_inherit=True)
         # The second pass looks where the first one changed something: the functions
         # around the changed lines (and what they call), as the screen shows them.
-        verdict = _screen(new_text, path, settings, _changed_lines(old_text, new_text), tree)
-        if not verdict.parse:
+        screening = _screen(new_text, path, settings, _changed_lines(old_text, new_text), tree)
+        if not screening.parse:
             return
-        new_text = verdict.skeleton.text if verdict.skeleton is not None else new_text
+        new_text = screening.skeleton.text if screening.skeleton is not None else new_text
         again = cst.parse_module(new_text)
     except (SyntaxError, cst.ParserSyntaxError) as exc:
         raise SelfCheckError(f"{rules} produced code that does not parse ({exc}); file left unchanged") from None
     options = rule_options(settings, new_text, path)
-    second, _, _, changed_again = _run_rules(again, verdict.codes or settings.active_codes, options, path)
+    _, _, _, changed_again = _run_rules(again, screening.codes or settings.active_codes, options, path)
     if changed_again:
         raise SelfCheckError(
             f"{', '.join(changed_again)} would change the file again on a second run "

@@ -2,7 +2,7 @@
 
 The batch runner's per-file records are turned into one flat, sorted list of
 :class:`Diagnostic` rows plus the files that could not be processed; each
-format is a pure function of that :class:`Report`. Rule descriptions come
+format is a pure function of that :class:`ScanReport`. Rule descriptions come
 from the registry (code, name, summary, docs), so a new rule shows up in
 every format without a change here.
 
@@ -69,7 +69,7 @@ class FileError:
 
 
 @dataclass
-class Report:
+class ScanReport:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     errors: list[FileError] = field(default_factory=list)
 
@@ -104,10 +104,6 @@ def _unused_message(codes: frozenset[str]) -> str:
 
 def rule_name(code: str) -> str:
     return REGISTRY[code].NAME if code in REGISTRY else code
-
-
-def rule_summary(code: str) -> str:
-    return REGISTRY[code].SUMMARY if code in REGISTRY else UNUSED_IGNORE_SUMMARY
 
 
 def doc_markdown(rule: type[Rule]) -> str:
@@ -172,11 +168,11 @@ def _looks_like_code(paragraph: str) -> bool:
 # -- formats -------------------------------------------------------------------------
 
 
-def render_text(report: Report) -> str:
+def render_text(report: ScanReport) -> str:
     return "".join(d.text() + "\n" for d in report.sorted())
 
 
-def render_json(report: Report) -> str:
+def render_json(report: ScanReport) -> str:
     document = {
         "tool": "gbfix",
         "version": __version__,
@@ -186,7 +182,7 @@ def render_json(report: Report) -> str:
     return json.dumps(document, indent=2) + "\n"
 
 
-def statistics(report: Report) -> list[dict]:
+def statistics(report: ScanReport) -> list[dict]:
     """Counts per rule, most frequent first, with how many have each fix safety."""
     counts = Counter(d.code for d in report.diagnostics)
     rows = []
@@ -201,7 +197,7 @@ def statistics(report: Report) -> list[dict]:
     return rows
 
 
-def render_statistics(report: Report, fmt: str) -> str:
+def render_statistics(report: ScanReport, fmt: str) -> str:
     rows = statistics(report)
     if fmt == "json":
         return json.dumps(rows, indent=2) + "\n"
@@ -258,7 +254,7 @@ def _location(path: str, line: int, col: int, cwd: str) -> dict:
     return {"physicalLocation": {"artifactLocation": artifact, "region": region}}
 
 
-def render_sarif(report: Report, cwd: str = ".") -> str:
+def render_sarif(report: ScanReport, cwd: str = ".") -> str:
     """One SARIF 2.1.0 log: every registered rule, one result per finding."""
     cwd = os.path.abspath(cwd)
     codes = list(REGISTRY)
@@ -304,7 +300,7 @@ def render_sarif(report: Report, cwd: str = ".") -> str:
     return json.dumps(log, indent=2) + "\n"
 
 
-def render(report: Report, fmt: str, cwd: str = ".") -> str:
+def render(report: ScanReport, fmt: str, cwd: str = ".") -> str:
     if fmt == "json":
         return render_json(report)
     if fmt == "sarif":

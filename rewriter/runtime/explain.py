@@ -39,16 +39,24 @@ from rewriter.engine.suppressions import parse_suppressions
 from rewriter.runtime.measure import CompileStats
 from rewriter.runtime.recorded import is_third_party, statement_starts
 from rewriter.runtime.trace import (
-    BreakSite,
     Frame,
+    RecordedBreak,
     TraceError,
     read_trace,
     site_from_record,
 )
 
-#: the rules that act on a break inside each kind of statement
-RULES_FOR = {"loop": ("GBF001", "GBF002"), "with": ("GBF003",), "try": ("GBF004",)}
 _GBFIX_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (rewriter, codemods))
+
+#: the statements a break skips a frame in, as the kinds of statement rules declare they act on
+_HOLDER_KINDS = {"loop": ("for", "while"), "with": ("with",), "try": ("try",)}
+
+
+def rules_for(statement: str) -> tuple[str, ...]:
+    """Codes of the rules that act on a break inside a ``statement`` ("loop", "with" or "try")."""
+    kinds = set(_HOLDER_KINDS[statement])
+    return tuple(code for code, rule in REGISTRY.items() if kinds & set(rule.PREFILTER.holders))
+
 
 
 class ExplainError(Exception):
@@ -61,7 +69,7 @@ class ExplainError(Exception):
 
 
 @dataclass(frozen=True)
-class Verdict:
+class BreakFix:
     """Which rule fixes a break, where; or why none does."""
 
     text: str
@@ -74,10 +82,10 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Explained:
-    site: BreakSite
+    site: RecordedBreak
     #: the frame of the user's code where the fix goes; None when the stack has none
     anchor: Optional[Frame]
-    verdict: Verdict
+    verdict: BreakFix
 
     def to_dict(self) -> dict[str, Any]:
         data = self.site.to_dict()
@@ -129,7 +137,7 @@ class Explanation:
         }
 
 
-def _frame_key(site: BreakSite) -> tuple[str, int]:
+def _frame_key(site: RecordedBreak) -> tuple[str, int]:
     return (site.frame or site.function, site.resumed_at)
 
 
@@ -193,50 +201,50 @@ def _child_statements(node: ast.stmt) -> list[ast.stmt]:
 
 
 def verdict(
-    site: BreakSite,
+    site: RecordedBreak,
     anchor: Optional[Frame],
     text: Optional[str],
     findings: Sequence[Finding],
     settings: Settings,
     path: str = "",
-) -> Verdict:
+) -> BreakFix:
     """Which rule fixes ``site`` at ``anchor`` (given the file's text and the rules' findings)."""
     if anchor is None:
         if not site.skipped:
-            return Verdict("no rule needed: Dynamo resumed after this break")
-        return Verdict(f"no rule: the break is in {_short(site.file)}, and no frame of its stack "
+            return BreakFix("no rule needed: Dynamo resumed after this break")
+        return BreakFix(f"no rule: the break is in {_short(site.file)}, and no frame of its stack "
                        f"from the compiled one inward is in your code")
     if text is None:
-        return Verdict(f"no rule: cannot read {_short(anchor.file)}")
+        return BreakFix(f"no rule: cannot read {_short(anchor.file)}")
     try:
         function, holders = enclosing(ast.parse(text), anchor.line)
     except (SyntaxError, ValueError, RecursionError) as exc:
-        return Verdict(f"no rule: cannot parse {_short(anchor.file)} ({exc})")
+        return BreakFix(f"no rule: cannot parse {_short(anchor.file)} ({exc})")
     lines = {h.line for h in holders} | {anchor.line}
     hits = [f for f in findings if f.line in lines and f.code in REGISTRY]
     if hits:
         where = _short(path or anchor.file)
         parts = [f"{f.code} {REGISTRY[f.code].NAME} at {where}:{f.line} ({_how(f)})" for f in hits]
         first = hits[0]
-        return Verdict("; ".join(parts), tuple(dict.fromkeys(f.code for f in hits)), path or anchor.file,
+        return BreakFix("; ".join(parts), tuple(dict.fromkeys(f.code for f in hits)), path or anchor.file,
                        first.line, fixable=any(f.fix != "none" for f in hits))
     if not site.skipped:
-        return Verdict("no rule needed: Dynamo resumed after this break")
+        return BreakFix("no rule needed: Dynamo resumed after this break")
     if function is None:
-        return Verdict("no rule: the break is not inside a function")
+        return BreakFix("no rule: the break is not inside a function")
     if not holders:
         why = f" ({site.skip_code} {site.skip_reason})" if site.skip_code else ""
-        return Verdict(f"no rule: the break is not inside a loop, `with` or `try` of `{function}`{why}")
+        return BreakFix(f"no rule: the break is not inside a loop, `with` or `try` of `{function}`{why}")
     suppressions = parse_suppressions(text)
     for line in sorted(lines):
         if line in suppressions:
-            return Verdict(f"no rule: suppressed by `# gbfix: ignore` on line {line}")
+            return BreakFix(f"no rule: suppressed by `# gbfix: ignore` on line {line}")
     outer = holders[0]
-    codes = RULES_FOR[outer.kind]
+    codes = rules_for(outer.kind)
     active = [c for c in codes if c in settings.active_codes]
     if not active:
-        return Verdict(f"no rule: {'/'.join(codes)} not selected (the {outer.kind} at line {outer.line})")
-    return Verdict(f"no rule: {'/'.join(active)} report nothing for the {outer.kind} at line {outer.line}")
+        return BreakFix(f"no rule: {'/'.join(codes)} not selected (the {outer.kind} at line {outer.line})")
+    return BreakFix(f"no rule: {'/'.join(active)} report nothing for the {outer.kind} at line {outer.line}")
 
 
 def _how(finding: Finding) -> str:
@@ -262,7 +270,7 @@ def in_user_code(path: str) -> bool:
     )
 
 
-def anchor_of(site: BreakSite, is_user: Callable[[str], bool] = in_user_code) -> Optional[Frame]:
+def anchor_of(site: RecordedBreak, is_user: Callable[[str], bool] = in_user_code) -> Optional[Frame]:
     """The first frame of user code from the compiled frame inward (the innermost when unknown)."""
     frames = site.traced_stack or (Frame(site.file, site.line, site.function),)
     order = frames if site.compiled_index is not None else tuple(reversed(frames))
@@ -270,7 +278,7 @@ def anchor_of(site: BreakSite, is_user: Callable[[str], bool] = in_user_code) ->
 
 
 def explain_sites(
-    sites: Sequence[BreakSite],
+    sites: Sequence[RecordedBreak],
     is_user: Callable[[str], bool] = in_user_code,
     settings_for: Optional[Callable[[str], Settings]] = None,
 ) -> list[Explained]:

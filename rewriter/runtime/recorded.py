@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, Sequence
 
 from rewriter.runtime.trace import (
-    BreakSite,
     Frame,
+    RecordedBreak,
     TraceError,
     read_log,
     read_trace,
@@ -107,7 +107,7 @@ def _common_suffix(a: Sequence[str], b: Sequence[str]) -> int:
 
 @dataclass(frozen=True)
 class Placement:
-    site: BreakSite
+    site: RecordedBreak
     #: the scanned file (absolute) and the statement line where the fix goes
     path: str
     line: int
@@ -118,7 +118,7 @@ class Placement:
 class Placements:
     placed: list[Placement] = field(default_factory=list)
     #: (site, why it matched no scanned file)
-    unmatched: list[tuple[BreakSite, str]] = field(default_factory=list)
+    unmatched: list[tuple[RecordedBreak, str]] = field(default_factory=list)
 
     def recorded_breaks(self) -> dict[str, frozenset[int]]:
         lines: dict[str, set[int]] = defaultdict(set)
@@ -128,7 +128,7 @@ class Placements:
 
 
 def place_sites(
-    sites: Sequence[BreakSite],
+    sites: Sequence[RecordedBreak],
     files: Iterable[str],
     read: Optional[Callable[[str], Optional[str]]] = None,
 ) -> Placements:
@@ -150,7 +150,7 @@ def place_sites(
     return result
 
 
-def _anchor(site: BreakSite, index: SuffixIndex) -> tuple[Optional[Frame], Optional[str], str]:
+def _anchor(site: RecordedBreak, index: SuffixIndex) -> tuple[Optional[Frame], Optional[str], str]:
     frames = site.traced_stack or (Frame(site.file, site.line, site.function),)
     order = list(frames) if site.compiled_index is not None else list(reversed(frames))
     first_why = ""
@@ -182,7 +182,7 @@ def _read_text(path: str) -> Optional[str]:
 # --- third-party callables a run saw break (GBF007's evidence) ----------------------------------
 
 
-def third_party_callables(sites: Iterable[BreakSite]) -> frozenset[str]:
+def third_party_callables(sites: Iterable[RecordedBreak]) -> frozenset[str]:
     """``pkg.mod.Class`` / ``pkg.mod.function`` of each installed-package frame a break was traced into.
 
     The entry into the package (its first frame in the traced stack) is
@@ -276,11 +276,11 @@ ALL_LOGS_HELP = "With --trace: read every log in the directory, not only the new
 LOG_HELP = "Captured TORCH_LOGS=graph_breaks output of a real run: its graph breaks count as breaks too."
 
 
-def load_sites(trace: Optional[str], all_logs: bool, log: Optional[str]) -> list[BreakSite]:
+def load_sites(trace: Optional[str], all_logs: bool, log: Optional[str]) -> list[RecordedBreak]:
     """The sites of ``--trace`` and ``--log``; raises TraceError."""
     if all_logs and not trace:
         raise TraceError("--all-logs needs --trace DIR")
-    sites: list[BreakSite] = []
+    sites: list[RecordedBreak] = []
     if trace:
         sites.extend(read_trace(trace, all_logs))
     if log:
@@ -288,7 +288,7 @@ def load_sites(trace: Optional[str], all_logs: bool, log: Optional[str]) -> list
     return unique(sites)
 
 
-def describe_unmatched(site: BreakSite, why: str) -> str:
+def describe_unmatched(site: RecordedBreak, why: str) -> str:
     """One line for a site that matches no scanned file."""
     cost = "skipped the frame" if site.skipped else "resumed"
     code = f"{site.gb_code} " if site.gb_code else ""

@@ -22,12 +22,12 @@ Both carry the same block of text per break (torch 2.13)::
     User code traceback:
       File "F", line N, in NAME
 
-and both are parsed here into the same :class:`BreakSite` records. Which
+and both are parsed here into the same :class:`RecordedBreak` records. Which
 frame Dynamo was compiling matters (the fix goes there, not into the code
 that called it): a trace names it exactly; a text log only hints at it
 ("frame skipped: NAME (FILE line N)", the stack-variable attribution, or
 the marker that ``TORCHDYNAMO_VERBOSE=1`` prints), and when it does not,
-:attr:`BreakSite.compiled_index` stays None.
+:attr:`RecordedBreak.compiled_index` stays None.
 
 Gb codes and their docs come from ``torch/_dynamo/graph_break_registry.json``
 of the installed torch, found without importing torch.
@@ -82,7 +82,7 @@ class Frame:
 
 
 @dataclass(frozen=True)
-class BreakSite:
+class RecordedBreak:
     """One graph break of a run: where, what Dynamo called it, and what it cost."""
 
     file: str
@@ -244,7 +244,7 @@ def _strip_resume(name: str) -> tuple[str, int]:
 
 
 def _site(block: _Block, origin: str, compiled: Optional[tuple[str, str]] = None,
-          compile_id: str = "") -> BreakSite:
+          compile_id: str = "") -> RecordedBreak:
     frames = tuple(block.frames)
     index = _compiled_index(block, compiled)
     frame_name, resumed_at = "", 0
@@ -260,7 +260,7 @@ def _site(block: _Block, origin: str, compiled: Optional[tuple[str, str]] = None
     skip_code = (block.codes[-1] if len(block.codes) > 1 else code_for(skip_type)) if skip_type else ""
     handling = block.handling
     function = frames[-1].function if frames and frames[-1].file == block.file else ""
-    return BreakSite(
+    return RecordedBreak(
         file=block.file, line=block.line, function=function, reason=reason, gb_code=code,
         explanation=block.explanation,
         skipped=handling.startswith((WHOLE_SKIP, PARTIAL_SKIP)),
@@ -274,7 +274,7 @@ def _site(block: _Block, origin: str, compiled: Optional[tuple[str, str]] = None
 # --- TORCH_LOGS=graph_breaks text -----------------------------------------------------------
 
 
-def parse_log_text(text: str, origin: str = "") -> list[BreakSite]:
+def parse_log_text(text: str, origin: str = "") -> list[RecordedBreak]:
     """Every break in captured ``TORCH_LOGS=graph_breaks`` output (other lines are ignored)."""
     lines = text.splitlines()
     prefixed = any(LOG_MARKER in line for line in lines)
@@ -300,7 +300,7 @@ def parse_log_text(text: str, origin: str = "") -> list[BreakSite]:
     return unique(sites)
 
 
-def read_log(path: str) -> list[BreakSite]:
+def read_log(path: str) -> list[RecordedBreak]:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
@@ -343,7 +343,7 @@ def _compile_key(record: dict[str, Any]) -> str:
     return f"{record['frame_id']}/{record.get('frame_compile_id', 0)}"
 
 
-def parse_trace_text(text: str, origin: str = "") -> list[BreakSite]:
+def parse_trace_text(text: str, origin: str = "") -> list[RecordedBreak]:
     """Every break in one TORCH_TRACE log, and frames it skipped without a break record."""
     strings: dict[int, str] = {}
     compiled: dict[str, tuple[str, str]] = {}
@@ -378,7 +378,7 @@ def parse_trace_text(text: str, origin: str = "") -> list[BreakSite]:
     return unique(sites)
 
 
-def _failed_frame(key: str, data: dict[str, Any], origin: str) -> BreakSite:
+def _failed_frame(key: str, data: dict[str, Any], origin: str) -> RecordedBreak:
     """A frame Dynamo gave up on without logging a graph break (from its compilation metrics)."""
     reason_text = str(data.get("fail_reason") or data.get("fail_type") or "")
     reason = reason_text.strip().splitlines()[0] if reason_text.strip() else "frame failed to compile"
@@ -387,7 +387,7 @@ def _failed_frame(key: str, data: dict[str, Any], origin: str) -> BreakSite:
     line = int(data.get("fail_user_frame_lineno") or 0)
     name, resumed_at = _strip_resume(str(data.get("co_name", "")))
     same = file == data.get("co_filename")
-    return BreakSite(
+    return RecordedBreak(
         file=file, line=line, function=name if same else "", reason=reason,
         gb_code=url.group(1).upper() if url else code_for(reason), skipped=True,
         frame=name, resumed_at=resumed_at, user_stack=(Frame(file, line, name if same else ""),),
@@ -403,7 +403,7 @@ def trace_logs(directory: str) -> list[str]:
     return sorted(found, key=lambda p: (os.path.getmtime(p), p))
 
 
-def read_trace(path: str, all_logs: bool = False) -> list[BreakSite]:
+def read_trace(path: str, all_logs: bool = False) -> list[RecordedBreak]:
     """Breaks in a TORCH_TRACE directory: its newest log (like ``tlparse --latest``) or all of them.
 
     ``path`` may also name one log file.
@@ -418,7 +418,7 @@ def read_trace(path: str, all_logs: bool = False) -> list[BreakSite]:
             files = files[-1:]
     else:
         raise TraceError(f"{path}: no such file or directory")
-    sites: list[BreakSite] = []
+    sites: list[RecordedBreak] = []
     for file in files:
         try:
             with open(file, encoding="utf-8", errors="replace") as handle:
@@ -432,7 +432,7 @@ def read_trace(path: str, all_logs: bool = False) -> list[BreakSite]:
 # --- records made in this process (rewriter.runtime.measure) ----------------------------------------
 
 
-def site_from_record(record: Any) -> BreakSite:
+def site_from_record(record: Any) -> RecordedBreak:
     """A :class:`rewriter.runtime.measure.BreakRecord` (or its dict) as a site; its stack starts at the compiled frame."""
     data = record if isinstance(record, dict) else asdict(record)
     frames = tuple(Frame(str(f), int(n), str(fn)) for f, n, fn in data.get("user_stack") or ())
@@ -443,7 +443,7 @@ def site_from_record(record: Any) -> BreakSite:
     reason = str(data.get("reason", "")) or gb_type
     skip_type = gb_type if gb_type and gb_type != reason and code_for(gb_type) else ""
     partial = bool(data.get("partial_skip"))
-    return BreakSite(
+    return RecordedBreak(
         file=data["filename"], line=int(data["lineno"]), function=data["function"], reason=reason,
         gb_code=data.get("gb_code") or code_for(reason),
         skipped=partial or bool(data.get("whole_skip")), partial=partial,
@@ -455,10 +455,10 @@ def site_from_record(record: Any) -> BreakSite:
 # --- sets of sites ------------------------------------------------------------------------
 
 
-def unique(sites: Iterable[BreakSite]) -> list[BreakSite]:
+def unique(sites: Iterable[RecordedBreak]) -> list[RecordedBreak]:
     """Sites in first-seen order, each once; a record whose stack Dynamo suppressed as a
     duplicate takes the place of nothing when the full record was seen."""
-    seen: dict[tuple, BreakSite] = {}
+    seen: dict[tuple, RecordedBreak] = {}
     for site in sites:
         key = site.key()
         if key in seen:

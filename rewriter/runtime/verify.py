@@ -90,7 +90,7 @@ class Comparison:
 
 
 @dataclass
-class Report:
+class VerifyReport:
     file: str
     module: str
     entry: str
@@ -272,7 +272,7 @@ def verify_sources(
     seed: int = 0,
     calls: int = 3,
     timeout: float = 600.0,
-) -> Report:
+) -> VerifyReport:
     """Run both sides of ``module`` (served from ``before`` / ``after``) and judge. Raises VerifyError."""
     started = time.perf_counter()
     check_backend(backend)
@@ -322,7 +322,7 @@ def verify_sources(
         notes.append("before and after are the same text")
     if sides["before"].compile_error:
         notes.append(f"before fails under torch.compile: {sides['before'].compile_error}")
-    return Report(
+    return VerifyReport(
         file=origin, module=module, entry=entry, inputs=inputs, before_label=before_label,
         device=str(sides["after"].info.get("device") or device),
         backend=backend, before=sides["before"], after=sides["after"], comparisons=comparisons,
@@ -393,7 +393,7 @@ def verify_file(
     before_text: Optional[str] = None,
     cwd: Optional[str] = None,
     **options: Any,
-) -> Report:
+) -> VerifyReport:
     """Verify ``file`` (or ``after_text`` standing for it) against its "before" version."""
     cwd = os.path.abspath(cwd or os.getcwd())
     if after_text is None:
@@ -430,7 +430,7 @@ def targets_for(path: str, settings: Any, entry: Optional[str] = None, inputs: O
     return [Target(v.entry, v.inputs, base) for v in settings.verify if os.path.realpath(v.file) == real]
 
 
-def verify_rewrite(path: str, old: str, new: str, targets: Sequence[Target], **options: Any) -> list[Report]:
+def verify_rewrite(path: str, old: str, new: str, targets: Sequence[Target], **options: Any) -> list[VerifyReport]:
     """One report per target for the rewrite ``old`` -> ``new`` of ``path``; raises VerifyError."""
     return [
         verify_file(path, t.entry, t.inputs, "the file on disk", after_text=new, before_text=old, cwd=t.cwd, **options)
@@ -450,7 +450,7 @@ _ROWS = (
 )
 
 
-def render_table(report: Report) -> str:
+def render_table(report: VerifyReport) -> str:
     """The human-readable report: counts before | after | change, outputs, verdict."""
     info = report.after.info or report.before.info
     device = report.device if report.device == "cpu" else f"{report.device} ({info.get('device_name')})"
@@ -524,7 +524,7 @@ def _skip_details(side: Side) -> list[str]:
     return list(seen)
 
 
-def summarize(report: Report) -> str:
+def summarize(report: VerifyReport) -> str:
     b, a = report.before.stats, report.after.stats
     parts = ["outputs equal"]
     if b and a:

@@ -1,0 +1,542 @@
+"""What the prefilter knows about one file from Python's own parser, computed on first use.
+
+Statements (functions, classes, blocks, imports, assignments) come from
+``ast``; calls from one regular expression over the text (an identifier
+followed by ``(``, with its line): walking every expression node in Python
+would cost three times the parse. "May break" over-approximates the libcst
+break analysis (:mod:`codemods.analysis.breaks`) on purpose, reading the
+same catalogue (:mod:`codemods.analysis.catalogue`): a catalogue call is
+matched by its last name and what is written just before it (a receiver
+named like the catalogue's module, an import of it, a logger-like name; a
+receiver it cannot read counts); a call counts in every function and block
+whose lines hold it; same-module calls are followed as the break analysis
+does (bare names to functions and classes, ``self.x`` to methods and
+submodules, loop variables over submodules) but by name, to a fixpoint.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Optional
+
+from codemods.analysis.catalogue import (
+    LOGGER_METHOD_NAMES,
+    LOGGER_RECEIVER_LASTS,
+    METHOD_NAMES,
+    PARENTS_OF_LAST,
+    QUALIFIED_NAMES,
+    WATCHED_NAMES,
+)
+from rewriter.prefilter.text import (
+    ALIAS_REST,
+    CALL,
+    CALL_REST,
+    before,
+    normal,
+    whole_words,
+    word_ends,
+)
+
+#: statement kinds a rule may name in ``Prefilter.holders`` -> stdlib ast classes
+HOLDER_KINDS: dict[str, tuple[type[ast.AST], ...]] = {
+    "for": (ast.For, ast.AsyncFor),
+    "while": (ast.While,),
+    "with": (ast.With, ast.AsyncWith),
+    "try": (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ())),
+}
+_HOLDER_KIND_OF = {cls: kind for kind, classes in HOLDER_KINDS.items() for cls in classes}
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_FORS = (ast.For, ast.AsyncFor)
+#: calling a class by name may run these (``with Timer():`` runs the last two)
+CLASS_CALL_METHODS = frozenset({"__init__", "__enter__", "__exit__"})
+#: calling a submodule attribute (``self.attr(x)``) runs one of these
+SUBMODULE_METHODS = frozenset({"forward", "__call__"})
+#: simple statements a skeleton may blank at module or class level
+_BLANKABLE = frozenset({ast.Assign, ast.AnnAssign, ast.Expr})
+_BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+
+
+def _dotted(node: ast.AST) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _last_name(node: ast.AST) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+@dataclass
+class _Def:
+    first: int  # first line, decorators included
+    last: int
+    name: str
+    #: defined directly in a class body outside any function (reached as ``self.name``)
+    method: bool
+    #: not inside a function: the unit a skeleton keeps or blanks
+    unit: bool
+    node: ast.AST
+
+
+class ScreenFacts:
+    """What the structural stage knows about one file, computed on first use.
+
+    A file Python cannot parse answers True to every question: libcst then
+    reports the error with its line.
+    """
+
+    def __init__(self, text: str, tree: Optional[ast.Module] = None) -> None:
+        """``tree``: Python's parse of ``text``, when the caller has it already."""
+        # Python counts \r\n and \r as one line end; so must the call lines.
+        self.text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+        self._tree = tree
+        self._parsed = False
+        self._valid = False
+        self._calls: Optional[list[tuple[int, str, int]]] = None
+        self._call_lines: Optional[list[int]] = None
+        self._newline_offsets: Optional[list[int]] = None
+        self._analysed = False
+        self._may_break: Optional[bool] = None
+        #: (qualified name, decorators) -> the answer of :meth:`calls`
+        self._calls_of: dict[tuple[str, bool], bool] = {}
+
+    # -- questions rules ask -------------------------------------------------------
+    def holds_break(self, kinds: Iterable[str]) -> bool:
+        """The body of a statement of one of ``kinds``, inside a function, holds a call that may break."""
+        wanted = set(kinds)
+        unknown = wanted - set(HOLDER_KINDS)
+        if unknown:
+            raise ValueError(f"unknown Prefilter.holders kind(s): {sorted(unknown)}")
+        if not self.may_break_at_all():
+            return False  # no call here could break: no need to parse
+        if not self.parse():
+            return True
+        self.analyse()
+        return bool(wanted & self._holder_kinds)
+
+    def calls(self, qualified: str, decorators: bool = True) -> bool:
+        """Some call with an argument may be a call of ``qualified`` (``torch.compile(model)``).
+
+        Only the statements on lines where its last name is written are
+        looked at. An attribute of that name counts unless it is read from
+        a name that only imports of other top-level packages bind
+        (``import regex as re``: ``re.compile`` is not ``torch.compile``);
+        a bare name counts when an import binds it. With ``decorators``
+        false, calls written in a decorator do not count.
+        """
+        key = (qualified, decorators)
+        if key not in self._calls_of:
+            self._calls_of[key] = self._find_calls(qualified, decorators)
+        return self._calls_of[key]
+
+    def _find_calls(self, qualified: str, decorators: bool) -> bool:
+        last = qualified.rsplit(".", 1)[-1]
+        top = qualified.split(".", 1)[0]
+        if last not in self.text:
+            return False
+        newlines = self._newlines()
+        lines = sorted({bisect_left(newlines, start) + 1 for start in whole_words(self.text, last)})
+        if not lines:
+            return False
+        if not self.parse():
+            return True
+        imported = last in self.import_paths or "*" in self.import_paths
+        for paths in self.import_paths.values():
+            if any(p.rpartition(".")[2] == last and p.split(".", 1)[0] == top for p in paths):
+                return True  # `from torch import compile as c`: any use of `c` may be it
+        for start, end, stmt in self._statements:
+            index = bisect_left(lines, start)
+            if index == len(lines) or lines[index] > end:
+                continue
+            for part in _expressions_of(stmt):
+                if not decorators and any(part is d for d in getattr(stmt, "decorator_list", ())):
+                    continue
+                for node in ast.walk(part):
+                    if not isinstance(node, ast.Call) or not (node.args or node.keywords):
+                        continue
+                    func = node.func
+                    if isinstance(func, ast.Attribute) and func.attr == last:
+                        if not self._other_module(func.value, top):
+                            return True
+                    elif isinstance(func, ast.Name) and func.id == last and imported:
+                        return True
+        return False
+
+    def _other_module(self, node: ast.AST, top: str) -> bool:
+        """``node`` is a name that imports bind only to things outside the package ``top``."""
+        if not isinstance(node, ast.Name):
+            return False
+        paths = self.import_paths.get(node.id)
+        return bool(paths) and all(p.split(".", 1)[0] not in (top, "*") for p in paths)
+
+    # -- text ------------------------------------------------------------------------
+    def _newlines(self) -> list[int]:
+        if self._newline_offsets is None:
+            self._newline_offsets = [m.start() for m in re.finditer("\n", self.text)]
+        return self._newline_offsets
+
+    def _calls_on(self, first: int, last: Optional[int]) -> list[tuple[int, str, int]]:
+        """:meth:`_raw_calls` whose name is on lines ``first`` to ``last``."""
+        calls = self._raw_calls()
+        if self._call_lines is None:
+            self._call_lines = [line for line, _, _ in calls]
+        return calls[bisect_left(self._call_lines, first):bisect_right(self._call_lines, last or first)]
+
+    def _raw_calls(self) -> list[tuple[int, str, int]]:
+        """(line, name, offset) of every identifier followed by ``(``."""
+        if self._calls is None:
+            newlines = self._newlines()
+            self._calls = [
+                (bisect_left(newlines, m.start(1)) + 1, normal(m.group(1)), m.start(1))
+                for m in CALL.finditer(self.text)
+            ]
+        return self._calls
+
+    def may_break_at_all(self) -> bool:
+        """A call of a catalogue name, or an import alias of one, is written somewhere."""
+        if self._may_break is None:
+            text = self.text
+            # One search per watched name: Python's regular expressions are slow to try
+            # an alternation of words at every position of a file.
+            self._may_break = any(
+                CALL_REST.match(text, end) or (name in PARENTS_OF_LAST and ALIAS_REST.match(text, end))
+                for name in WATCHED_NAMES
+                for end in word_ends(text, name)
+            )
+            if not self._may_break and not text.isascii():
+                # An identifier is read in its NFKC form: ``ｐrint(`` calls ``print``.
+                self._may_break = any(name in WATCHED_NAMES for _, name, _ in self._raw_calls())
+        return self._may_break
+
+    # -- statements ---------------------------------------------------------------------
+    def parse(self) -> bool:
+        if not self._parsed:
+            self._parsed = True
+            tree, self._tree = self._tree, None
+            if tree is None:
+                try:
+                    tree = ast.parse(self.text)
+                except (SyntaxError, ValueError, RecursionError, MemoryError):
+                    return False
+            self._collect(tree)
+            self._valid = True
+        return self._valid
+
+    def _collect(self, tree: ast.Module) -> None:
+        """One walk over the statements (expressions are left to the call pattern)."""
+        self.defs: list[_Def] = []
+        #: (first line, last line, name) of every class
+        self.classes: list[tuple[int, int, str]] = []
+        #: class name -> method name -> indexes in _defs
+        self.members: dict[str, dict[str, list[int]]] = {}
+        #: (kind, line spans of the parts that count, (first, last) of the header)
+        self._holders: list[tuple[str, list[tuple[int, int]], tuple[int, int]]] = []
+        #: (first line, last line, statement) of every statement
+        self._statements: list[tuple[int, int, ast.stmt]] = []
+        #: bound name -> dotted paths imports bind it to ("*" for a star import)
+        self.import_paths: dict[str, set[str]] = {}
+        #: ``self.attr = ...Block(...)...``: attr -> (line, capitalised names called there)
+        self._submodules: Optional[dict[str, set[str]]] = None
+        self.submodule_lines: dict[str, list[int]] = {}
+        #: (attrs, assignment) of every ``self.attr = ...``
+        self._self_assigns: list[tuple[list[str], ast.Assign]] = []
+        #: ``for v in self.attr``: v -> attrs
+        self.loop_aliases: dict[str, set[str]] = {}
+        self.global_lines: list[int] = []
+        assigns: list[ast.Assign] = []
+        # (node, inside a function?, directly in a class body?)
+        #: statements a skeleton may blank: (first, last, statement, where: module/class/docstring)
+        self.blankable: list[tuple[int, int, ast.stmt, str]] = []
+        # (statement, inside a function?, the class whose body (or block in it) holds it)
+        stack: list[tuple[ast.stmt, bool, Optional[str]]] = [(s, False, None) for s in tree.body]
+        self._note_docstring(tree.body)
+        top = {id(s) for s in tree.body}
+        while stack:
+            node, in_function, owner = stack.pop()
+            cls = node.__class__
+            first = node.lineno
+            for decorator in getattr(node, "decorator_list", ()):
+                first = min(first, decorator.lineno)
+            last = node.end_lineno or node.lineno
+            self._statements.append((first, last, node))
+            # at module level only values over several lines are worth it (the names bound stay);
+            # class scope is invisible to methods: every line there goes
+            if cls in _BLANKABLE and ((last > first and id(node) in top) or (owner and not in_function)):
+                self.blankable.append((first, last, node, "module" if id(node) in top else "class"))
+            if cls in DEFS:
+                index = len(self.defs)
+                self.defs.append(_Def(first, last, node.name, owner is not None and not in_function,
+                                       not in_function, node))
+                if owner is not None:
+                    self.members.setdefault(owner, {}).setdefault(node.name, []).append(index)
+                stack.extend((s, True, None) for s in node.body)
+                if not in_function:
+                    self._note_docstring(node.body)
+            elif cls is ast.ClassDef:
+                self.classes.append((first, last, node.name))
+                self.members.setdefault(node.name, {})
+                stack.extend((s, in_function, node.name) for s in node.body)
+                if not in_function:
+                    self._note_docstring(node.body)
+            elif cls in _HOLDER_KIND_OF:
+                kind = _HOLDER_KIND_OF[cls]
+                parts = [_span(node.body)]
+                if cls is ast.While:
+                    parts.append((node.test.lineno, node.test.end_lineno or node.test.lineno))
+                self._holders.append((kind, parts, (node.lineno, parts[0][0])))
+                if cls in _FORS and isinstance(node.target, ast.Name):
+                    source = _dotted(node.iter)
+                    if source and source.startswith("self.") and source.count(".") == 1:
+                        self.loop_aliases.setdefault(node.target.id, set()).add(source[5:])
+                # a def in a block of a class body is still a method of that class
+                for field in ("body", "orelse", "finalbody"):
+                    stack.extend((s, in_function, owner) for s in getattr(node, field, ()))
+                for handler in getattr(node, "handlers", ()):
+                    stack.extend((s, in_function, owner) for s in handler.body)
+            elif cls is ast.If:
+                stack.extend((s, in_function, owner) for s in (*node.body, *node.orelse))
+            elif cls is ast.Match:
+                for case in node.cases:
+                    stack.extend((s, in_function, owner) for s in case.body)
+            elif cls is ast.Import:
+                for alias in node.names:
+                    bound = alias.asname or alias.name.split(".", 1)[0]
+                    path = alias.name if alias.asname else bound
+                    self.import_paths.setdefault(bound, set()).add(path)
+            elif cls is ast.ImportFrom:
+                for alias in node.names:
+                    bound = alias.asname or alias.name
+                    path = f"{node.module}.{alias.name}" if node.module else alias.name
+                    self.import_paths.setdefault(bound, set()).add(path)
+            elif cls is ast.Assign:
+                assigns.append(node)
+            elif cls is ast.Global:
+                self.global_lines.append(node.lineno)
+        self.global_lines.sort()
+        self._loggers = set(LOGGER_RECEIVER_LASTS)
+        getloggers = {"getLogger"} | {
+            bound for bound, paths in self.import_paths.items()
+            if any(p.rpartition(".")[2] == "getLogger" for p in paths)
+        }
+        #: lines of assignments from getLogger: a skeleton keeps them
+        self.logger_lines: list[int] = []
+        for node in assigns:
+            targets = [_dotted(t) for t in node.targets]
+            if isinstance(node.value, ast.Call) and _last_name(node.value.func) in getloggers:
+                self._loggers.update(t.rpartition(".")[2] for t in targets if t)
+                self.logger_lines.append(node.lineno)
+            selfs = [t[5:] for t in targets if t and t.startswith("self.") and t.count(".") == 1]
+            if selfs:
+                self._self_assigns.append((selfs, node))
+        self.logger_lines.sort()
+
+    def submodule_map(self) -> dict[str, set[str]]:
+        """``self.attr = ...Block(...)...``: attr -> capitalised names called there (on first need)."""
+        if self._submodules is None:
+            self._submodules = {}
+            for selfs, node in self._self_assigns:
+                if not any(
+                    name[:1].isupper() and not before(self.text, offset)[0]
+                    for _, name, offset in self._calls_on(node.value.lineno, node.end_lineno)
+                ):
+                    continue  # no capitalised bare name is called on its lines (the text's calls hold every call)
+                called = {
+                    n.func.id for n in ast.walk(node.value)
+                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id[:1].isupper()
+                }
+                if called:
+                    for attr in selfs:
+                        self._submodules.setdefault(attr, set()).update(called)
+                        self.submodule_lines.setdefault(attr, []).append(node.lineno)
+        return self._submodules
+
+    def _note_docstring(self, body: list[ast.stmt]) -> None:
+        first = body[0] if body else None
+        if (
+            isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str) and (first.end_lineno or first.lineno) > first.lineno
+        ):
+            self.blankable.append((first.lineno, first.end_lineno or first.lineno, first, "docstring"))
+
+    # -- calls -------------------------------------------------------------------------
+    def _direct(self, name: str, receiver: Optional[str], dot: bool, sure: bool) -> bool:
+        """A call the break catalogue may match."""
+        if not sure:
+            return True
+        if not dot:
+            return name in PARENTS_OF_LAST and ("builtins" in PARENTS_OF_LAST[name] or "*" in self.import_paths)
+        if name in METHOD_NAMES:
+            return True
+        if name in LOGGER_METHOD_NAMES and receiver in self._loggers:
+            return True
+        if name in PARENTS_OF_LAST:
+            if receiver in PARENTS_OF_LAST[name]:
+                return True
+            return any(f"{p}.{name}" in QUALIFIED_NAMES for p in self.import_paths.get(receiver or "", ()))
+        return False
+
+    def _keyed_calls(self) -> tuple[list[int], list[str]]:
+        """Call lines and keys sorted by line: "" may break by itself, "n:f" is ``f(...)``,
+        "s:f" is ``self.f(...)``; calls of names the module does not define are dropped."""
+        aliases = {  # names an import binds to a catalogue call (``from time import time as now``)
+            bound for bound, paths in self.import_paths.items() if paths & QUALIFIED_NAMES
+        }
+        defined = {d.name for d in self.defs} | set(self.members)
+        defined |= {attr for attrs, _ in self._self_assigns for attr in attrs}
+        defined |= set(self.loop_aliases)
+        text = self.text
+        pairs = []
+        for line, name, offset in self._raw_calls():
+            watched = name in WATCHED_NAMES
+            if not (watched or name in aliases or name in defined):
+                continue
+            dot, receiver, sure = before(text, offset)
+            if name in aliases or (watched and self._direct(name, receiver, dot, sure)):
+                pairs.append((line, ""))
+            if not sure:
+                pairs.extend(((line, "n:" + name), (line, "s:" + name)))
+            elif not dot:
+                pairs.append((line, "n:" + name))
+            elif receiver == "self":
+                pairs.append((line, "s:" + name))
+        pairs.sort()
+        return [p[0] for p in pairs], [p[1] for p in pairs]
+
+    def analyse(self) -> None:
+        """Which defs may break (to a fixpoint), which keys reach them, which holders hold them."""
+        if self._analysed:
+            return
+        self._analysed = True
+        lines, keys = self._keyed_calls()
+
+        def between(start: int, end: int) -> set[str]:
+            return set(keys[bisect_left(lines, start):bisect_right(lines, end)])
+
+        called = [between(d.first, d.last) for d in self.defs]
+        breaking = {""}
+        broken: set[int] = set()
+        while True:
+            new = {i for i, c in enumerate(called) if i not in broken and c & breaking}
+            if not new:
+                break
+            broken |= new
+            breaking = {""} | self._reaching(broken)
+        self.broken = broken
+        self.breaking = breaking
+
+        spans = sorted((d.first, d.last) for d in self.defs)
+        starts = [start for start, _ in spans]
+        reach: list[int] = []  # the furthest last line of the defs starting up to each start
+        for _, end in spans:
+            reach.append(max(end, reach[-1]) if reach else end)
+        managers = {k for k in breaking if k.startswith("n:") and k[2:] in self.members}
+        self._holder_kinds: set[str] = set()
+        #: (kind, first line) of every holder that may hold a break, inside a function
+        self._candidates: list[tuple[str, int]] = []
+        for kind, parts, (head, body) in self._holders:
+            index = bisect_right(starts, head) - 1
+            if index < 0 or reach[index] < head:
+                continue  # module or class level: no frame for Dynamo to skip
+            if any(between(a, b) & breaking for a, b in parts) or (
+                kind == "with" and between(head, body) & managers
+            ):
+                self._holder_kinds.add(kind)
+                self._candidates.append((kind, head))
+        self.between = between
+
+    def _reaching(self, broken: set[int]) -> set[str]:
+        """Keys whose call may run one of the ``broken`` defs."""
+        keys = set()
+        for index in broken:
+            d = self.defs[index]
+            keys.add(("s:" if d.method else "n:") + d.name)
+        for cls, members in self.members.items():
+            runs = {m for m, indexes in members.items() if broken.intersection(indexes)}
+            if runs & CLASS_CALL_METHODS:
+                keys.add("n:" + cls)
+            if runs & SUBMODULE_METHODS:
+                for attr, classes in self.submodule_map().items():
+                    if cls in classes:
+                        keys.add("s:" + attr)
+                        keys.update("n:" + v for v, attrs in self.loop_aliases.items() if attr in attrs)
+        return keys
+
+    # -- what the structural stage concludes --------------------------------------------
+    def breaking_functions(self) -> list[int]:
+        """The ``def`` line of every function that may break (empty when the file does not parse)."""
+        if not self.parse():
+            return []
+        self.analyse()
+        return sorted(self.defs[index].node.lineno for index in self.broken)
+
+    def candidates(self) -> list[tuple[str, int]]:
+        """(kind, header line) of every loop, ``with`` or ``try`` inside a function that may hold a break."""
+        if not self.parse():
+            return []
+        self.analyse()
+        return sorted(self._candidates)
+
+    def candidate_units(self, kinds: Iterable[str], focus: Optional[Sequence[tuple[int, int]]] = None) -> list[int]:
+        """Indexes of the functions (not nested in another) holding a candidate of ``kinds``,
+        only those overlapping ``focus`` when given."""
+        if not self.parse():
+            return []
+        self.analyse()
+        wanted = set(kinds)
+        units = sorted((i for i, d in enumerate(self.defs) if d.unit), key=lambda i: self.defs[i].first)
+        firsts = [self.defs[i].first for i in units]
+        found = []
+        for kind, head in self._candidates:
+            at = bisect_right(firsts, head) - 1
+            if kind in wanted and at >= 0 and self.defs[units[at]].last >= head:
+                d = self.defs[units[at]]
+                if focus is None or any(a <= d.last and d.first <= b for a, b in focus):
+                    found.append(units[at])
+        return found
+
+
+def _span(body: list[ast.stmt]) -> tuple[int, int]:
+    """First and last line of a statement list, decorators included."""
+    first = body[0].lineno
+    for decorator in getattr(body[0], "decorator_list", ()):
+        first = min(first, decorator.lineno)
+    return first, body[-1].end_lineno or body[-1].lineno
+
+
+def first_line(stmt: ast.stmt) -> int:
+    first = stmt.lineno
+    for decorator in getattr(stmt, "decorator_list", ()):
+        first = min(first, decorator.lineno)
+    return first
+
+
+def _expressions_of(stmt: ast.stmt) -> Iterable[ast.AST]:
+    """The parts of a statement that are not statements themselves (headers, handler types…)."""
+    for field in stmt._fields:
+        value = getattr(stmt, field, None)
+        if field in _BODIES:
+            for item in value or ():
+                if isinstance(item, ast.ExceptHandler) and item.type is not None:
+                    yield item.type
+                elif isinstance(item, ast.match_case):
+                    yield item.pattern
+                    if item.guard is not None:
+                        yield item.guard
+        elif isinstance(value, ast.AST):
+            yield value
+        elif isinstance(value, list):
+            yield from (v for v in value if isinstance(v, ast.AST))
