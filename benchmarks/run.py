@@ -59,6 +59,7 @@ _SUMMARY = re.compile(
 
 # -- the corpus -----------------------------------------------------------------------
 
+
 def _version_key(version: str) -> tuple:
     return tuple(int(p) if p.isdigit() else -1 for p in re.split(r"[.+-]", version))
 
@@ -124,6 +125,7 @@ def python_files(root: str) -> list[str]:
 
 # -- running and measuring ------------------------------------------------------------
 
+
 @dataclass
 class Run:
     seconds: float
@@ -186,8 +188,14 @@ def run(cmd: list[str], cwd: str, stdout_path: Optional[str] = None) -> Run:
         err.seek(0)
         stderr = err.read()
     # ru_maxrss is in KB on Linux: the largest process among the command and its workers
-    return Run(seconds, proc.returncode, stderr, usage.ru_maxrss / 1024, max(peak_tree[0], usage.ru_maxrss / 1024),
-               usage.ru_utime + usage.ru_stime)
+    return Run(
+        seconds,
+        proc.returncode,
+        stderr,
+        usage.ru_maxrss / 1024,
+        max(peak_tree[0], usage.ru_maxrss / 1024),
+        usage.ru_utime + usage.ru_stime,
+    )
 
 
 def gbfix(*args: str) -> list[str]:
@@ -195,11 +203,16 @@ def gbfix(*args: str) -> list[str]:
 
 
 def has_scan() -> bool:
-    return subprocess.run(gbfix("scan", "--help"), capture_output=True, cwd=ROOT,
-                          env=dict(os.environ, PYTHONPATH=ROOT)).returncode == 0
+    return (
+        subprocess.run(
+            gbfix("scan", "--help"), capture_output=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT)
+        ).returncode
+        == 0
+    )
 
 
 # -- the timing table -------------------------------------------------------------------
+
 
 @dataclass
 class Row:
@@ -267,14 +280,25 @@ def timing(args: argparse.Namespace) -> int:
     rows.append(Row(f"gbfix apply --dry-run -j {jobs}", len(files)))
     commands.append(gbfix("apply", TIMED, "--dry-run", "-j", jobs))
     rows.append(Row(f"libcst codemod noop -j {jobs} (every {LIBCST_STEP}th file)", len(subset)))
-    commands.append([
-        # the command comes first: the runner reads it before its own options
-        sys.executable, "-m", "libcst.tool", "codemod", "noop.NOOPCommand", "-j", jobs, "--no-format",
-        "--hide-progress", "--include-generated", *subset,
-    ])
+    commands.append(
+        [
+            # the command comes first: the runner reads it before its own options
+            sys.executable,
+            "-m",
+            "libcst.tool",
+            "codemod",
+            "noop.NOOPCommand",
+            "-j",
+            jobs,
+            "--no-format",
+            "--hide-progress",
+            "--include-generated",
+            *subset,
+        ]
+    )
     try:
         for repeat in range(args.repeat):
-            for row, command in zip(rows, commands):
+            for row, command in zip(rows, commands, strict=False):
                 result = run(command, parent)
                 row.runs.append(result)
                 if command[1] == "-m" and command[2] == "rewriter":
@@ -291,8 +315,10 @@ def _table(rows: list[Row], total: int) -> int:
     floor = rows[0].seconds
     libcst = rows[-1]
     libcst_per_file = libcst.seconds / max(1, libcst.files)
-    header = (f"{'':52} {'seconds':>8} {'x floor':>8} {'cpu s':>7} {'parsed':>7} {'ms/parsed':>10} "
-              f"{'x libcst':>9} {'peak MB':>8}")
+    header = (
+        f"{'':52} {'seconds':>8} {'x floor':>8} {'cpu s':>7} {'parsed':>7} {'ms/parsed':>10} "
+        f"{'x libcst':>9} {'peak MB':>8}"
+    )
     print(header)
     verdicts = []
     for row in rows:
@@ -301,7 +327,10 @@ def _table(rows: list[Row], total: int) -> int:
         per_parsed = row.seconds / parsed if parsed else None
         versus = per_parsed / libcst_per_file if per_parsed is not None else None
         cells = [
-            f"{row.name:52}", f"{row.seconds:8.1f}", f"{ratio:8.2f}", f"{row.cpu:7.1f}",
+            f"{row.name:52}",
+            f"{row.seconds:8.1f}",
+            f"{ratio:8.2f}",
+            f"{row.cpu:7.1f}",
             f"{parsed if parsed is not None else '':>7}",
             f"{per_parsed * 1000:10.0f}" if per_parsed is not None else f"{'':>10}",
             f"{versus:9.2f}" if versus is not None else f"{'':>9}",
@@ -315,11 +344,17 @@ def _table(rows: list[Row], total: int) -> int:
     for row, ratio, versus in verdicts:
         checks = [
             (ratio <= TARGET_FLOOR_RATIO, f"{ratio:.2f}x the floor (target <= {TARGET_FLOOR_RATIO:g}x)"),
-            (versus is not None and versus <= 1.0,
-             f"{versus:.2f}x libcst's no-op runner per parsed file (target <= 1x)" if versus is not None
-             else "no parsed-file count"),
-            (row.memory <= TARGET_MEMORY_MB, f"peak {row.memory:.0f} MB over all processes, "
-             f"{row.process_memory:.0f} MB in one (target <= {TARGET_MEMORY_MB} MB)"),
+            (
+                versus is not None and versus <= 1.0,
+                f"{versus:.2f}x libcst's no-op runner per parsed file (target <= 1x)"
+                if versus is not None
+                else "no parsed-file count",
+            ),
+            (
+                row.memory <= TARGET_MEMORY_MB,
+                f"peak {row.memory:.0f} MB over all processes, "
+                f"{row.process_memory:.0f} MB in one (target <= {TARGET_MEMORY_MB} MB)",
+            ),
         ]
         screened = f"{row.screened_out} of {total} files screened out; " if row.screened_out is not None else ""
         print(f"{row.name}: {screened}" + "; ".join(("met " if good else "MISSED ") + text for good, text in checks))
@@ -328,6 +363,7 @@ def _table(rows: list[Row], total: int) -> int:
 
 
 # -- correctness at scale ----------------------------------------------------------------
+
 
 def correctness(args: argparse.Namespace) -> int:
     failures = 0
@@ -354,11 +390,12 @@ def _check_corpus(name: str, root: str, args: argparse.Namespace) -> int:
         patch = os.path.join(work, f"{name}.patch")
         first = run(gbfix("apply", name, "--dry-run", "-j", str(args.jobs)), scratch, patch)
         crashes = [line for line in first.stderr.splitlines() if "internal error" in line]
-        refused = [line for line in first.stderr.splitlines()
-                   if "does not parse" in line or "not idempotent" in line]
+        refused = [line for line in first.stderr.splitlines() if "does not parse" in line or "not idempotent" in line]
         errors = [line for line in first.stderr.splitlines() if ": error:" in line]
-        print(f"first run: {first.seconds:.1f}s, exit {first.returncode}; "
-              f"{len(errors)} file errors ({len(crashes)} crashes, {len(refused)} rewrites refused by the self-check)")
+        print(
+            f"first run: {first.seconds:.1f}s, exit {first.returncode}; "
+            f"{len(errors)} file errors ({len(crashes)} crashes, {len(refused)} rewrites refused by the self-check)"
+        )
         for line in (crashes + refused)[: args.show]:
             print("   ", line)
         failures += _report(not crashes, "0 crashes")
@@ -381,8 +418,11 @@ def _check_corpus(name: str, root: str, args: argparse.Namespace) -> int:
         with open(patch + ".again", encoding="utf-8") as handle:
             again = handle.read()
         print(f"second run (on the patched tree): {second.seconds:.1f}s, exit {second.returncode}")
-        failures += _report(not again, "a second run changes nothing",
-                            "\n".join(sorted(set(re.findall(r"^\+\+\+ b/(.+)$", again, flags=re.M)))[:5]))
+        failures += _report(
+            not again,
+            "a second run changes nothing",
+            "\n".join(sorted(set(re.findall(r"^\+\+\+ b/(.+)$", again, flags=re.M)))[:5]),
+        )
         subprocess.run(["git", "checkout", "-q", "."], cwd=scratch)
         if has_scan():
             _findings(name, scratch, os.path.join(work, f"{name}.json"), args)
@@ -418,16 +458,28 @@ def _findings(name: str, scratch: str, out: str, args: argparse.Namespace) -> No
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cache", default=os.environ.get("GBFIX_BENCH_CACHE", os.path.expanduser("~/.cache/gbfix-bench")),
-                        help="where wheels and sources are kept (default ~/.cache/gbfix-bench)")
-    parser.add_argument("-j", "--jobs", type=int, default=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
-                        help="workers for gbfix and libcst (default: every CPU)")
+    parser.add_argument(
+        "--cache",
+        default=os.environ.get("GBFIX_BENCH_CACHE", os.path.expanduser("~/.cache/gbfix-bench")),
+        help="where wheels and sources are kept (default ~/.cache/gbfix-bench)",
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        help="workers for gbfix and libcst (default: every CPU)",
+    )
     parser.add_argument("--repeat", type=int, default=1, help="runs of each timing; the table shows medians")
-    parser.add_argument("--check-correctness", action="store_true",
-                        help="check correctness over transformers, timm and torchvision instead of timing")
+    parser.add_argument(
+        "--check-correctness",
+        action="store_true",
+        help="check correctness over transformers, timm and torchvision instead of timing",
+    )
     parser.add_argument("--show", type=int, default=3, help="findings (and errors) shown per rule")
-    parser.add_argument("--only", action="append", choices=sorted(PINS),
-                        help="with --check-correctness: only this corpus (repeatable)")
+    parser.add_argument(
+        "--only", action="append", choices=sorted(PINS), help="with --check-correctness: only this corpus (repeatable)"
+    )
     args = parser.parse_args()
     if args.check_correctness:
         return correctness(args)

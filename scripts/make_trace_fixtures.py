@@ -58,8 +58,14 @@ OTHER_STDLIB = "/opt/conda/lib/python3.11"
 KEPT_RECORDS = ("str", "dynamo_start", "compilation_metrics", "artifact")
 KEPT_ARTIFACTS = ("dynamo_graph_break_reason",)
 KEPT_METRICS = (
-    "compile_id", "frame_key", "co_name", "co_filename", "co_firstlineno", "fail_type",
-    "fail_user_frame_filename", "fail_user_frame_lineno",
+    "compile_id",
+    "frame_key",
+    "co_name",
+    "co_filename",
+    "co_firstlineno",
+    "fail_type",
+    "fail_user_frame_filename",
+    "fail_user_frame_lineno",
 )
 _GLOG = re.compile(r"^([VIWEC])\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ ")
 
@@ -178,7 +184,11 @@ def main() -> int:
             before = set(glob.glob(os.path.join(trace_dir, "*.log")))
             done = subprocess.run(
                 [sys.executable, os.path.abspath(__file__), "--child", group],
-                cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
             )
             if done.returncode != 0:
                 sys.stderr.write(done.stdout)

@@ -71,10 +71,19 @@ def run_case(case: Case, args: argparse.Namespace) -> tuple[Case, Optional[Verif
     name = module_name(case)
     try:
         report = verify_sources(
-            module=name, origin=case.output_path if case.expected is not None else case.input_path,
-            before=case.source, after=after, entry=f"{name}:ENTRY", inputs=f"{name}:example_inputs",
-            before_label=os.path.relpath(case.input_path, ROOT), device=args.device, backend=args.backend,
-            rtol=args.rtol, atol=args.atol, cwd=ROOT, timeout=args.timeout,
+            module=name,
+            origin=case.output_path if case.expected is not None else case.input_path,
+            before=case.source,
+            after=after,
+            entry=f"{name}:ENTRY",
+            inputs=f"{name}:example_inputs",
+            before_label=os.path.relpath(case.input_path, ROOT),
+            device=args.device,
+            backend=args.backend,
+            rtol=args.rtol,
+            atol=args.atol,
+            cwd=ROOT,
+            timeout=args.timeout,
         )
     except VerifyError as exc:
         return case, None, str(exc), time.perf_counter() - started
@@ -111,7 +120,7 @@ def table(rows: list[tuple[str, ...]]) -> str:
     widths = [max(len(r[i]) for r in [HEADER, *rows]) for i in range(len(HEADER))]
     out = []
     for r in [HEADER, tuple("-" * w for w in widths), *rows]:
-        out.append(" | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        out.append(" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip())
     return "\n".join(out)
 
 
@@ -121,8 +130,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--backend", default="eager", help="eager, aot_eager or inductor")
     parser.add_argument("--rtol", type=float, default=None)
     parser.add_argument("--atol", type=float, default=None)
-    parser.add_argument("-j", "--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 4),
-                        help="cases verified at once (each runs two processes)")
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=max(1, (os.cpu_count() or 2) // 4),
+        help="cases verified at once (each runs two processes)",
+    )
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per case")
     parser.add_argument("-k", dest="pattern", default="", help="only cases whose RULE/name contains this")
     parser.add_argument("--all", action="store_true", help="also cases that must stay unchanged")
@@ -137,9 +151,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     matching = [c for c in cases() if args.pattern in str(c) and (args.all or c.expected is not None)]
     selected = [c for c in matching if not _own_kind(c)]
     left_out = len(matching) - len(selected)
-    print(f"{len(selected)} cases, {args.jobs} at a time"
-          + (f" ({left_out} placement/strict cases left out: their ENTRY is not a plain call)" if left_out else ""),
-          flush=True)
+    print(
+        f"{len(selected)} cases, {args.jobs} at a time"
+        + (f" ({left_out} placement/strict cases left out: their ENTRY is not a plain call)" if left_out else ""),
+        flush=True,
+    )
     started = time.perf_counter()
     results = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -153,8 +169,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     rows = [row(*r) for r in results]
     print(table(rows))
     counts = {k: sum(r[1] == k for r in rows) for k in ("PASS", "FAIL", "ERROR")}
-    print(f"{counts['PASS']} passed, {counts['FAIL']} failed, {counts['ERROR']} errors "
-          f"in {time.perf_counter() - started:.1f}s", flush=True)
+    print(
+        f"{counts['PASS']} passed, {counts['FAIL']} failed, {counts['ERROR']} errors "
+        f"in {time.perf_counter() - started:.1f}s",
+        flush=True,
+    )
     if counts["ERROR"]:
         return 2
     return 1 if counts["FAIL"] else 0

@@ -222,7 +222,9 @@ def test_sigkill_of_the_real_command_and_its_workers(batch):
     shutil.copytree(work, reference)
     done = subprocess.run(
         [sys.executable, "-m", "rewriter", "apply", str(reference), "-j", "2", "-q", "--select", "GBF001"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     new = {name: (reference / name).read_bytes() for name in old}
@@ -232,7 +234,9 @@ def test_sigkill_of_the_real_command_and_its_workers(batch):
         _reset(work, old)
         proc = subprocess.Popen(
             [sys.executable, "-m", "rewriter", "apply", str(work), "-j", "2", "-q", "--select", "GBF001"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         try:
             # Wait for the first write, then kill at a random moment of the rest.

@@ -26,22 +26,17 @@ import pytest
 from rewriter.engine.fileio import MAX_FILE_BYTES
 
 #: a file GBF001 rewrites: the ``for`` header is the only line removed
-GOOD = (
-    "import torch\n"
-    "\n"
-    "def f(x):\n"
-    "    for i in range(2):\n"
-    "        x = x + 1\n"
-    "        print(i)\n"
-    "    return x\n"
-)
+GOOD = "import torch\n\ndef f(x):\n    for i in range(2):\n        x = x + 1\n        print(i)\n    return x\n"
 LOOP_LINES = (4,)
 
 
 def gbfix(*args: str, cwd: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "rewriter", "apply", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=timeout,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -78,7 +73,7 @@ def unchanged_outside(old: bytes, new: bytes, changed: Collection[int]) -> None:
     tail = 0
     while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
         tail += 1
-    matcher = difflib.SequenceMatcher(None, a[head:len(a) - tail], b[head:len(b) - tail], autojunk=False)
+    matcher = difflib.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail], autojunk=False)
     for tag, i1, i2, _, _ in matcher.get_opcodes():
         if tag in ("replace", "delete"):
             lost = [head + n + 1 for n in range(i1, i2) if head + n + 1 not in changed]
@@ -398,11 +393,7 @@ NEW_SYNTAX = {
         "    return x\n"
     ),
     "pep695_generic": (
-        "def f[T](x: T) -> T:\n"
-        "    for i in range(2):\n"
-        "        x = x + 1\n"
-        "        print(i)\n"
-        "    return x\n"
+        "def f[T](x: T) -> T:\n    for i in range(2):\n        x = x + 1\n        print(i)\n    return x\n"
     ),
     "pep695_type_alias": (
         "type Number = int | float\n"
@@ -413,11 +404,7 @@ NEW_SYNTAX = {
         "    return x\n"
     ),
     "pep701_fstring": (
-        "def f(x):\n"
-        "    for i in range(2):\n"
-        "        x = x + 1\n"
-        "        print(f\"{'a' + \"b\"} {i}\")\n"
-        "    return x\n"
+        'def f(x):\n    for i in range(2):\n        x = x + 1\n        print(f"{\'a\' + "b"} {i}")\n    return x\n'
     ),
 }
 

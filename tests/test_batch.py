@@ -66,9 +66,7 @@ def test_a_worker_that_dies_costs_only_its_file(tree, monkeypatch):
 def test_the_screen_is_counted(tree):
     results = list(batch.run_batch(tree, Settings(), jobs=1))
     screened_out = [r for r in results if isinstance(r, Unchanged) and not r.parsed]
-    assert {os.path.basename(r.path) for r in screened_out} == {
-        f"m{n:02}.py" for n in range(40) if n % 3 and n != 7
-    }
+    assert {os.path.basename(r.path) for r in screened_out} == {f"m{n:02}.py" for n in range(40) if n % 3 and n != 7}
 
 
 class _Terminal(io.StringIO):
@@ -155,7 +153,10 @@ def test_chunks_hold_neighbours_of_about_equal_bytes(tmp_path, monkeypatch):
     budget = sum(sizes) // (2 * batch._CHUNKS_PER_WORKER)
     assert all(len(chunk) == 1 or sum(map(os.path.getsize, chunk)) <= budget for chunk in chunks)
     monkeypatch.setattr(batch, "_CHUNKS_PER_WORKER", 1)
-    assert {len(chunk) for chunk in batch.chunks_of(paths[:40], jobs=2)} == {batch._CHUNK_FILES, 40 - 2 * batch._CHUNK_FILES}
+    assert {len(chunk) for chunk in batch.chunks_of(paths[:40], jobs=2)} == {
+        batch._CHUNK_FILES,
+        40 - 2 * batch._CHUNK_FILES,
+    }
     with_gone = paths[:3] + [str(tmp_path / "gone.py")]  # its worker reports it
     assert [p for chunk in batch.chunks_of(with_gone, jobs=2) for p in chunk] == with_gone
 

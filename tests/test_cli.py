@@ -15,9 +15,7 @@ EXAMPLES = os.path.join(ROOT, "examples")
 
 
 def gbfix(*args: str, cwd: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "rewriter", *args], cwd=cwd, capture_output=True, text=True
-    )
+    return subprocess.run([sys.executable, "-m", "rewriter", *args], cwd=cwd, capture_output=True, text=True)
 
 
 def snapshot(root: str) -> dict[str, bytes]:
@@ -48,7 +46,9 @@ def test_dry_run_prints_a_patch_that_applies_and_writes_nothing(project):
     (project / "fix.patch").write_text(result.stdout)
     check = subprocess.run(["git", "apply", "--check", "fix.patch"], cwd=project, capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
-    check = subprocess.run(["patch", "-p1", "--dry-run", "-i", "fix.patch"], cwd=project, capture_output=True, text=True)
+    check = subprocess.run(
+        ["patch", "-p1", "--dry-run", "-i", "fix.patch"], cwd=project, capture_output=True, text=True
+    )
     assert check.returncode == 0, check.stdout + check.stderr
 
 
@@ -85,7 +85,7 @@ def test_syntax_error_is_reported_and_the_batch_goes_on(project):
     bad.write_text("import torch\n\ndef f(x:\n    for i in range(2):\n        print(x)\n")
     result = gbfix("apply", "examples", "--dry-run", cwd=str(project))
     assert result.returncode == 2
-    lines = [l for l in result.stderr.splitlines() if "broken.py" in l]
+    lines = [line for line in result.stderr.splitlines() if "broken.py" in line]
     assert len(lines) == 1 and "syntax error" in lines[0] and "broken.py:3" in lines[0]
     assert result.stdout.count("diff --git") == 3
 

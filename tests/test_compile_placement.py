@@ -90,9 +90,7 @@ def test_module_compile_keeps_state_dict_keys_and_outputs():
     before_model = load(TRAIN, "gbf005_before").build()
     after_model = load(after, "gbf005_after").build()
     assert all(k.startswith("_orig_mod.") for k in before_model.state_dict())
-    assert list(after_model.state_dict()) == [
-        k.removeprefix("_orig_mod.") for k in before_model.state_dict()
-    ]
+    assert list(after_model.state_dict()) == [k.removeprefix("_orig_mod.") for k in before_model.state_dict()]
     assert type(after_model).__name__ == "Net"
     # A checkpoint of the rewritten model loads into a plain, uncompiled Net.
     plain = load(TRAIN, "gbf005_plain").Net()
@@ -388,17 +386,19 @@ def test_is_torch_nn_class_agrees_with_torch():
     "source,is_module,compiles",
     [
         ("import torch as t\nm = t.nn.Linear(2, 2)\nprobe(m)\n", True, False),
-        ("from torch import nn\nclass A(nn.Module):\n    def forward(self, x): return x\n"
-         "class B(A): pass\nm = B().cuda().eval()\nprobe(m)\n", True, True),
+        (
+            "from torch import nn\nclass A(nn.Module):\n    def forward(self, x): return x\n"
+            "class B(A): pass\nm = B().cuda().eval()\nprobe(m)\n",
+            True,
+            True,
+        ),
         ("from torch import nn\nclass S(nn.Sequential): pass\nprobe(S())\n", True, False),
         ("class Linear:\n    pass\nprobe(Linear())\n", None, None),
         ("from transformers import AutoModel\nm = AutoModel.from_pretrained('x')\nprobe(m)\n", True, True),
-        ("from transformers import AutoTokenizer\nm = AutoTokenizer.from_pretrained('x')\nprobe(m)\n",
-         None, None),
+        ("from transformers import AutoTokenizer\nm = AutoTokenizer.from_pretrained('x')\nprobe(m)\n", None, None),
         ("from torch import nn\ndef f(m: nn.Module):\n    probe(m)\n", True, None),
         ("import torch\ndef f(m):\n    m = m.to('cpu')\n    probe(m)\n", None, None),
-        ("import torch\nfrom torch import nn\nm = nn.Linear(2, 2)\nif c:\n    m = make()\nprobe(m)\n",
-         None, None),
+        ("import torch\nfrom torch import nn\nm = nn.Linear(2, 2)\nif c:\n    m = make()\nprobe(m)\n", None, None),
         ("import torch\nfrom torch import nn\nm = make()\nm = nn.Linear(2, 2)\nprobe(m)\n", True, False),
     ],
 )
@@ -434,11 +434,7 @@ def test_third_party_source_is_read_without_importing(tmp_path):
     package.mkdir()
     (package / "__init__.py").write_text("raise RuntimeError('imported!')\nfrom .mod import Thing\n")
     (package / "mod.py").write_text(
-        "raise RuntimeError('imported!')\n"
-        "class Thing:\n"
-        "    def forward(self, x):\n"
-        "        print(x)\n"
-        "        return x\n"
+        "raise RuntimeError('imported!')\nclass Thing:\n    def forward(self, x):\n        print(x)\n        return x\n"
     )
     sys.path.insert(0, str(tmp_path))
     try:
@@ -464,7 +460,8 @@ def test_third_party_never_covers_torch_or_the_standard_library():
 
 
 def test_dry_run_shows_reviewable_diffs_for_training_and_strict_scripts(tmp_path):
-    (tmp_path / "train.py").write_text(textwrap.dedent("""
+    (tmp_path / "train.py").write_text(
+        textwrap.dedent("""
         import torch
         from torch import nn
         from torch.nn.parallel import DistributedDataParallel as DDP
@@ -480,12 +477,16 @@ def test_dry_run_shows_reviewable_diffs_for_training_and_strict_scripts(tmp_path
             model = torch.compile(model)
             ddp = DDP(model, device_ids=[rank])
             return ddp
-    """).lstrip())
+    """).lstrip()
+    )
     (tmp_path / "serve.py").write_text(STRICT.lstrip())
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([FIXTURES, ROOT]))
     result = subprocess.run(
         [sys.executable, "-m", "rewriter", "apply", ".", "--dry-run"],
-        cwd=tmp_path, capture_output=True, text=True, env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert result.returncode == 1, result.stderr
     assert "-    model = torch.compile(model)\n+    model.compile()\n" in result.stdout

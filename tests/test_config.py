@@ -70,9 +70,7 @@ def test_every_key_is_read(project):
     assert settings.reentrant_context_managers == ("contextlib.nullcontext", "mylib.Timer")
     assert settings.first_party == ("mypkg",) and settings.third_party == ("transformers",)
     assert settings.breaking_third_party == ("transformers.models.bert.BertModel",)
-    assert settings.verify == (
-        VerifyEntry(str(project / "model.py"), "model:forward", "model:example_inputs"),
-    )
+    assert settings.verify == (VerifyEntry(str(project / "model.py"), "model:forward", "model:example_inputs"),)
 
 
 def test_config_prints_toml_that_reads_back_the_same(project):
@@ -119,8 +117,8 @@ def test_defaults_without_pyproject(tmp_path, monkeypatch):
     [
         ("[tool.gbfix]\nselct = []\n", "unknown key 'selct'"),
         ("[tool.gbfix]\nunroll_max_trips = 0\n", "unroll_max_trips must be a positive integer"),
-        ("[tool.gbfix]\nexclude = \"x\"\n", "exclude must be a list of strings"),
-        ("[tool.gbfix]\nselect = [\"GBF9\"]\n", "unknown rule code 'GBF9'"),
+        ('[tool.gbfix]\nexclude = "x"\n', "exclude must be a list of strings"),
+        ('[tool.gbfix]\nselect = ["GBF9"]\n', "unknown rule code 'GBF9'"),
         ("[tool.gbfix\n", "cannot read"),
     ],
 )

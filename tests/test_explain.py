@@ -32,8 +32,9 @@ OTHER = "/home/dev/gbfix"
 
 def local(site: RecordedBreak) -> RecordedBreak:
     """A site of the fixture trace with this checkout's paths instead of the recording machine's."""
+
     def move(path: str) -> str:
-        return ROOT + path[len(OTHER):] if path.startswith(OTHER + "/") else path
+        return ROOT + path[len(OTHER) :] if path.startswith(OTHER + "/") else path
 
     stack = tuple(dataclasses.replace(f, file=move(f.file)) for f in site.user_stack)
     return dataclasses.replace(site, file=move(site.file), user_stack=stack)
@@ -42,8 +43,10 @@ def local(site: RecordedBreak) -> RecordedBreak:
 @pytest.fixture(scope="module")
 def explained():
     sites = [local(s) for s in read_trace(os.path.join(TRACES, "torch_trace"), all_logs=True)]
-    return {(os.path.relpath(s.file, ROOT) if s.file.startswith(ROOT) else s.file, s.line, s.skipped): e
-            for s, e in zip(sites, explain_sites(sites))}
+    return {
+        (os.path.relpath(s.file, ROOT) if s.file.startswith(ROOT) else s.file, s.line, s.skipped): e
+        for s, e in zip(sites, explain_sites(sites), strict=False)
+    }
 
 
 @pytest.mark.parametrize(
@@ -100,8 +103,15 @@ def _h(kind: str, line: int):
 
 
 def _site(line: int, skipped: bool = True) -> RecordedBreak:
-    return RecordedBreak("/p/m.py", line, "f", "Call to something", skipped=skipped,
-                     user_stack=(Frame("/p/m.py", line, "f"),), compiled_index=0)
+    return RecordedBreak(
+        "/p/m.py",
+        line,
+        "f",
+        "Call to something",
+        skipped=skipped,
+        user_stack=(Frame("/p/m.py", line, "f"),),
+        compiled_index=0,
+    )
 
 
 @pytest.mark.parametrize(
@@ -133,10 +143,14 @@ def test_explain_command_prints_and_exits_1_on_skipped_frames(monkeypatch, expla
     monkeypatch.setattr(cmd_explain, "explain_file", lambda *args, **kwargs: fake)
     result = CliRunner().invoke(app, ["explain", "plain.in.py", "--entry", "a:b", "--inputs", "a:c"])
     assert result.exit_code == 1, result.stderr
-    assert "GB0059 Failed to trace builtin operator: Dynamo does not know how to trace builtin operator" in result.stdout
+    assert (
+        "GB0059 Failed to trace builtin operator: Dynamo does not know how to trace builtin operator" in result.stdout
+    )
     assert "skipped the frame `step` (GB7000 graph break in loop)" in result.stdout
     assert "fix: GBF001 unroll-loop at golden/GBF001/plain.in.py:7 (safe fix)" in result.stdout
-    data = json.loads(CliRunner().invoke(app, ["explain", "x.py", "--entry", "a:b", "--inputs", "a:c", "--json"]).stdout)
+    data = json.loads(
+        CliRunner().invoke(app, ["explain", "x.py", "--entry", "a:b", "--inputs", "a:c", "--json"]).stdout
+    )
     (only,) = data["breaks"]
     assert (only["gb_code"], only["skip_code"], only["fix"]["rules"]) == ("GB0059", "GB7000", ["GBF001"])
     assert only["doc_url"].endswith("/gb/gb0059.html") and data["skipped_frames"] == ["step"]

@@ -208,10 +208,18 @@ class Writer:
         if kind in ("for", "for_runtime"):
             var = self.fresh("i")
             if kind == "for":
-                head = self.draw(st.sampled_from((
-                    "range({a})", "range({b}, {a})", "({b}, {a})", "[{a}, {b}, {a}]", "({a},)",
-                    "enumerate(({a}, {b}))",
-                )))
+                head = self.draw(
+                    st.sampled_from(
+                        (
+                            "range({a})",
+                            "range({b}, {a})",
+                            "({b}, {a})",
+                            "[{a}, {b}, {a}]",
+                            "({a},)",
+                            "enumerate(({a}, {b}))",
+                        )
+                    )
+                )
                 head = head.format(a=self.draw(st.integers(0, 3)), b=self.draw(st.integers(0, 2)))
             else:
                 head = self.draw(st.sampled_from(("range(n)", "vals", "range(n, 0, -1)")))
@@ -351,10 +359,7 @@ def fold_reentry(log: list) -> list:
     """Drop a clean ``exit`` of a manager directly followed by its ``enter``: a split ``with``."""
     folded: list = []
     for entry in log:
-        if (
-            isinstance(entry, tuple) and entry[0] == "enter" and folded
-            and folded[-1] == ("exit", entry[1], None, None)
-        ):
+        if isinstance(entry, tuple) and entry[0] == "enter" and folded and folded[-1] == ("exit", entry[1], None, None):
             folded.pop()
             continue
         folded.append(entry)
@@ -366,6 +371,7 @@ def example_each(sources: dict[str, str]) -> Callable:
         for source in sources.values():
             test = example(source)(test)
         return test
+
     return decorate
 
 
@@ -388,11 +394,8 @@ def check_same_behaviour(source: str, fix_mode: str, fold: bool = False) -> None
         return
     note(f"--- rewritten ({fix_mode}: {', '.join(fixes)}) ---\n{new}")
     before, after = observe(source, fold), observe(new, fold)
-    for inputs, b, a in zip(INPUTS, before, after):
-        assert a == b, (
-            f"{fix_mode} fixes {fixes} changed behaviour on inputs {inputs()}:\n"
-            f"before: {b}\nafter:  {a}"
-        )
+    for inputs, b, a in zip(INPUTS, before, after, strict=False):
+        assert a == b, f"{fix_mode} fixes {fixes} changed behaviour on inputs {inputs()}:\nbefore: {b}\nafter:  {a}"
 
 
 def _program(*body: str) -> str:

@@ -73,8 +73,12 @@ def test_golden_under_torch_compile(case: Case) -> None:
     out_eager_after = run_eager(after_fn, after_args)
     out_after, after = measure(after_fn, after_args)
     # The comparisons and verdict of `gbfix verify`, in process.
-    outputs = {"eager(before)": reference, "compiled(before)": out_before,
-               "eager(after)": out_eager_after, "compiled(after)": out_after}
+    outputs = {
+        "eager(before)": reference,
+        "compiled(before)": out_before,
+        "eager(after)": out_eager_after,
+        "compiled(after)": out_after,
+    }
     assert judge(before, after, compare_outputs(outputs, "eager")) == []
     assert before.frames_skipped > 0, "the input case should skip a frame"
     want = getattr(module, "EXPECT_SKIPPED_AFTER", 0)
@@ -100,9 +104,25 @@ def test_gbfix_verify_passes_on_golden(case: Case, tmp_path) -> None:
     shutil.copy(case.input_path, tmp_path / "original.py")
     shutil.copy(case.output_path, tmp_path / "case.py")
     result = subprocess.run(
-        [sys.executable, "-m", "rewriter", "verify", "case.py", "--entry", "case:ENTRY",
-         "--inputs", "case:example_inputs", "--before", "original.py", "--device", "cpu", "--json"],
-        cwd=tmp_path, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "rewriter",
+            "verify",
+            "case.py",
+            "--entry",
+            "case:ENTRY",
+            "--inputs",
+            "case:example_inputs",
+            "--before",
+            "original.py",
+            "--device",
+            "cpu",
+            "--json",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads(result.stdout)

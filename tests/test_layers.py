@@ -106,8 +106,10 @@ def test_imports_run_down_the_wings():
 def test_codemods_never_imports_rewriter():
     found = [
         f"{module}: {name}"
-        for module, path in MODULES.items() if module.startswith("codemods")
-        for name, _ in _imports(path) if name == "rewriter" or name.startswith("rewriter.")
+        for module, path in MODULES.items()
+        if module.startswith("codemods")
+        for name, _ in _imports(path)
+        if name == "rewriter" or name.startswith("rewriter.")
     ]
     assert found == []
 
@@ -118,8 +120,10 @@ def test_no_rule_imports_another_rule():
 
     found = [
         f"{module} imports {target}"
-        for module, targets in _graph().items() if is_rule(module)
-        for target in targets if is_rule(target)
+        for module, targets in _graph().items()
+        if is_rule(module)
+        for target in targets
+        if is_rule(target)
     ]
     assert found == []
 
@@ -133,7 +137,7 @@ def test_the_import_graph_has_no_cycle():
         state[module] = 1
         for target in sorted(graph[module]):
             if state.get(target) == 1:
-                cycles.append(path[path.index(target):] + [target])
+                cycles.append(path[path.index(target) :] + [target])
             elif target not in state:
                 visit(target, path + [target])
         state[module] = 2
@@ -147,8 +151,10 @@ def test_the_import_graph_has_no_cycle():
 def test_only_the_runtime_imports_torch():
     found = [
         f"{module}:{line}"
-        for module, path in MODULES.items() if not module.startswith("rewriter.runtime")
-        for name, line in _imports(path) if name == "torch" or name.startswith("torch.")
+        for module, path in MODULES.items()
+        if not module.startswith("rewriter.runtime")
+        for name, line in _imports(path)
+        if name == "torch" or name.startswith("torch.")
     ]
     assert found == []
 
@@ -158,7 +164,8 @@ def test_only_fastcst_touches_libcst_internals(module):
     tree = ast.parse(open(MODULES[module], encoding="utf-8").read())
     named = [name for name, _ in _imports(MODULES[module]) if name.startswith("libcst._")]
     dotted = [
-        ast.unparse(node) for node in ast.walk(tree)
+        ast.unparse(node)
+        for node in ast.walk(tree)
         if isinstance(node, ast.Attribute) and node.attr.startswith("_") and ast.unparse(node).startswith("libcst.")
     ]
     assert named + dotted == []

@@ -88,8 +88,11 @@ def test_scopes_resolve_as_python_does():
     assert found["gb"] == {"torch._dynamo.graph_break"}
 
 
-@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(ROOT, "golden", "*", "*.py"))) + ["<scopes>"],
-                         ids=lambda p: os.path.relpath(p, ROOT) if p != "<scopes>" else p)
+@pytest.mark.parametrize(
+    "path",
+    sorted(glob.glob(os.path.join(ROOT, "golden", "*", "*.py"))) + ["<scopes>"],
+    ids=lambda p: os.path.relpath(p, ROOT) if p != "<scopes>" else p,
+)
 def test_catalogue_calls_resolve_like_libcst(path):
     source = SCOPES if path == "<scopes>" else open(path, encoding="utf-8").read()
     catalogue = set(BY_QUALIFIED)

@@ -22,7 +22,7 @@ def test_allocator_counts_on() -> None:
     assert names.next == 6
 
 
-SOURCE = '''import torch
+SOURCE = """import torch
 
 
 def f(xs, cm):
@@ -34,7 +34,7 @@ def f(xs, cm):
         print(total)
         total += 2
     return total
-'''
+"""
 
 
 def _helpers(text: str) -> list[str]:

@@ -27,15 +27,7 @@ from tests.golden import ROOT
 HOOKS_FILE = os.path.join(ROOT, ".pre-commit-hooks.yaml")
 BIN = os.path.dirname(sys.executable)
 
-BREAKING = (
-    "import torch\n"
-    "\n"
-    "def f(x):\n"
-    "    for i in range(2):\n"
-    "        x = x + i\n"
-    "        print(x)\n"
-    "    return x\n"
-)
+BREAKING = "import torch\n\ndef f(x):\n    for i in range(2):\n        x = x + i\n        print(x)\n    return x\n"
 CLEAN = "def g(x):\n    return x\n"
 
 
@@ -47,7 +39,9 @@ def hooks() -> dict[str, dict]:
 def git(*args: str, cwd) -> None:
     subprocess.run(
         ["git", "-c", "user.name=gbfix", "-c", "user.email=gbfix@example.invalid", *args],
-        cwd=cwd, check=True, capture_output=True,
+        cwd=cwd,
+        check=True,
+        capture_output=True,
     )
 
 
@@ -143,7 +137,11 @@ def test_hooks_through_pre_commit_try_repo(target, tmp_path):
     env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "cache"), PRE_COMMIT_COLOR="never")
     result = subprocess.run(
         [exe, "try-repo", str(tmp_path / "hooks"), "--files", *PY_FILES],
-        cwd=target, capture_output=True, text=True, env=env, timeout=600,
+        cwd=target,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
     )
     out = result.stdout + result.stderr
     if "An unexpected error has occurred" in out and "Installing environment" in out:

@@ -124,13 +124,18 @@ def test_the_checker_rejects_what_code_scanning_rejects():
 def sample_report(unused: bool = True) -> ScanReport:
     code = next(iter(REGISTRY))
     report = ScanReport()
-    report.add(Unchanged(
-        os.path.join(ROOT, "pkg", "b.py"),
-        (Finding(code, 9, 5, "graph break in a loop", "safe"),
-         Finding(code, 3, 1, "another", "none", note="not unrolled: reasons")),
-        True,
-        (Suppression(4, 7, frozenset()),),
-    ), unused_ignores=unused)
+    report.add(
+        Unchanged(
+            os.path.join(ROOT, "pkg", "b.py"),
+            (
+                Finding(code, 9, 5, "graph break in a loop", "safe"),
+                Finding(code, 3, 1, "another", "none", note="not unrolled: reasons"),
+            ),
+            True,
+            (Suppression(4, 7, frozenset()),),
+        ),
+        unused_ignores=unused,
+    )
     report.add(Unchanged(os.path.join(ROOT, "a.py"), (Finding(code, 2, 3, "first", "unsafe"),), True))
     report.add(Failed(os.path.join(ROOT, "bad.py"), "syntax error: invalid syntax", 3))
     return report
@@ -155,7 +160,10 @@ def test_text_lines_are_sorted_and_carry_fix_safety():
 def test_json_holds_findings_and_errors():
     doc = json.loads(render_json(sample_report()))
     assert [(f["path"], f["line"], f["fix"]) for f in doc["findings"]] == [
-        ("a.py", 2, "unsafe"), ("pkg/b.py", 3, "none"), ("pkg/b.py", 4, "none"), ("pkg/b.py", 9, "safe"),
+        ("a.py", 2, "unsafe"),
+        ("pkg/b.py", 3, "none"),
+        ("pkg/b.py", 4, "none"),
+        ("pkg/b.py", 9, "safe"),
     ]
     assert doc["errors"] == [{"path": "bad.py", "line": 3, "message": "syntax error: invalid syntax"}]
 
@@ -163,8 +171,12 @@ def test_json_holds_findings_and_errors():
 def test_statistics_count_per_rule():
     code = next(iter(REGISTRY))
     rows = statistics(sample_report())
-    assert rows[0] == {"code": code, "name": REGISTRY[code].NAME, "count": 3,
-                       "fix": {"safe": 1, "unsafe": 1, "none": 1}}
+    assert rows[0] == {
+        "code": code,
+        "name": REGISTRY[code].NAME,
+        "count": 3,
+        "fix": {"safe": 1, "unsafe": 1, "none": 1},
+    }
     assert rows[1]["code"] == UNUSED_IGNORE and rows[1]["count"] == 1
     text = render_statistics(sample_report(), "text").splitlines()
     assert re.match(rf"3  {code}\s+{REGISTRY[code].NAME}\s+fix: 1 safe, 1 unsafe, 1 none$", text[0])
@@ -181,8 +193,11 @@ def test_sarif_describes_every_rule_and_locates_every_finding():
         assert rules[code]["help"]["text"] == rule.doc()
     assert UNUSED_IGNORE in rules
     located = [
-        (r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-         r["locations"][0]["physicalLocation"]["region"]["startLine"])
+        (
+            r["ruleId"],
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        )
         for r in run["results"]
     ]
     code = next(iter(REGISTRY))
@@ -242,7 +257,9 @@ def test_scan_examples_as_sarif_end_to_end(tmp_path):
     text = CliRunner().invoke(app, ["scan", "examples"]).stdout.splitlines()
     assert located and located == [line.split(" ", 2)[0] + " " + line.split(" ", 2)[1] for line in text]
     assert {loc.split(":")[0] for loc in located} >= {
-        "examples/sampler.py", "examples/stats.py", "examples/transformer_block.py",
+        "examples/sampler.py",
+        "examples/stats.py",
+        "examples/transformer_block.py",
     }
 
 
@@ -254,7 +271,7 @@ def test_rules_lists_every_registered_rule():
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert len(lines) == len(REGISTRY)
-    for line, (code, rule) in zip(lines, REGISTRY.items()):
+    for line, (code, rule) in zip(lines, REGISTRY.items(), strict=False):
         assert line.split()[:2] == [code, rule.NAME] and line.endswith(rule.SUMMARY)
 
 

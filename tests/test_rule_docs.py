@@ -63,6 +63,7 @@ def test_expression_hooks_need_the_full_walk():
     from codemods.rules.base import FunctionScopedRule
 
     with pytest.raises(TypeError, match="visit_Call"):
+
         class Silent(FunctionScopedRule):  # its visit_Call would never be called
             CODE = "GBF990"
 

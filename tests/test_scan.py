@@ -16,7 +16,9 @@ from rewriter.cli import app
 from tests.golden import ROOT
 from tests.test_cli import gbfix, snapshot
 
-LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>GBF\d{3}) (?P<msg>.+) \[fix: (?P<fix>safe|unsafe|none)\]$")
+LINE = re.compile(
+    r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>GBF\d{3}) (?P<msg>.+) \[fix: (?P<fix>safe|unsafe|none)\]$"
+)
 
 BREAKING_LOOP = (
     "import torch\n"
@@ -99,7 +101,9 @@ def test_refused_fix_shows_its_reason(project):
 
 
 def test_errors_exit_2_and_the_batch_goes_on(project):
-    (project / "examples" / "broken.py").write_text("import torch\ndef f(x:\n    for i in range(2):\n        print(x)\n")
+    (project / "examples" / "broken.py").write_text(
+        "import torch\ndef f(x:\n    for i in range(2):\n        print(x)\n"
+    )
     result = invoke("scan", "examples", "missing.py")
     assert result.exit_code == 2
     assert "examples/broken.py:2: error: syntax error" in result.stderr
@@ -163,7 +167,7 @@ def test_parallel_and_serial_agree(project):
 
 
 def test_config_file_settings_apply_to_scan(project):
-    (project / "pyproject.toml").write_text("[tool.gbfix]\nunroll_max_trips = 3\nselect = [\"GBF001\"]\n")
+    (project / "pyproject.toml").write_text('[tool.gbfix]\nunroll_max_trips = 3\nselect = ["GBF001"]\n')
     result = invoke("scan", "examples/transformer_block.py")
     assert "more than unroll_max_trips=3" in result.stdout and "[fix: none]" in result.stdout
 

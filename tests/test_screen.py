@@ -108,18 +108,50 @@ logger = logging.getLogger(__name__)
 
 #: (expression, may need ``self``) that break, in many spellings
 BREAKING = [
-    "print(x)", "print (x)", "(print  # say it\n    (x))", "x.item()", "x.sum().item ()",
-    "x.tolist()", "logger.info('m')", "logger.warning('m %s', x)", "logging.info('m')",
-    "time.perf_counter()", "t.time()", "perf_counter()", "pc()", "torch._dynamo.graph_break()",
-    "dyn.graph_break()", "graph_break()", "warnings.warn('w')", "sys.stdout.write('s')",
-    "torch.nonzero(x)", "torch.unique(x)", "repr(x)", "f'{x.item()}'", "helper_breaks(x)",
-    "Loud()", "self.noisy(x)", "self.block(x)", "finder(x)",
+    "print(x)",
+    "print (x)",
+    "(print  # say it\n    (x))",
+    "x.item()",
+    "x.sum().item ()",
+    "x.tolist()",
+    "logger.info('m')",
+    "logger.warning('m %s', x)",
+    "logging.info('m')",
+    "time.perf_counter()",
+    "t.time()",
+    "perf_counter()",
+    "pc()",
+    "torch._dynamo.graph_break()",
+    "dyn.graph_break()",
+    "graph_break()",
+    "warnings.warn('w')",
+    "sys.stdout.write('s')",
+    "torch.nonzero(x)",
+    "torch.unique(x)",
+    "repr(x)",
+    "f'{x.item()}'",
+    "helper_breaks(x)",
+    "Loud()",
+    "self.noisy(x)",
+    "self.block(x)",
+    "finder(x)",
 ]
 #: calls that look alike but do not break
 QUIET = [
-    "x.sum()", "len(x)", "torch.relu(x)", "x.log()", "re.compile('a')", "foo.info('m')",
-    "helper_quiet(x)", "Quiet()", "self.calm(x)", "self.other(x)", "x.item(1)", "'print(x)'",
-    "t.sleep(0)", "torch.compile(x)",
+    "x.sum()",
+    "len(x)",
+    "torch.relu(x)",
+    "x.log()",
+    "re.compile('a')",
+    "foo.info('m')",
+    "helper_quiet(x)",
+    "Quiet()",
+    "self.calm(x)",
+    "self.other(x)",
+    "x.item(1)",
+    "'print(x)'",
+    "t.sleep(0)",
+    "torch.compile(x)",
 ]
 
 
@@ -251,7 +283,9 @@ def modules(draw: st.DrawFn) -> str:
 
 
 @settings(
-    max_examples=40, deadline=None, derandomize=True,
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(source=modules(), fix_mode=st.sampled_from(["safe", "unsafe", "report"]))
@@ -265,7 +299,8 @@ def test_generated_corpus_is_screened_every_way() -> None:
     kinds = set()
     sample = [
         HEADER + "def f(x):\n    return x\n",
-        HEADER + SUPPORT.format(helper="pass", loud="pass", timer="pass", block="pass")
+        HEADER
+        + SUPPORT.format(helper="pass", loud="pass", timer="pass", block="pass")
         + "\ndef g(x):\n    for i in range(2):\n        print(x)\n    return x\n",
         HEADER + "model = torch.compile(torch.nn.Linear(2, 2))\n",
     ]
@@ -277,35 +312,42 @@ def test_generated_corpus_is_screened_every_way() -> None:
 
 # -- the pieces ---------------------------------------------------------------------
 
+
 def _holds(source: str, *kinds: str) -> bool:
     return ScreenFacts(textwrap.dedent(source)).holds_break(kinds or ("for", "while", "with", "try"))
 
 
-@pytest.mark.parametrize("source", [
-    "def f(x):\n    for i in range(2):\n        print(x)\n",
-    "def f(x):\n    for i in range(2):\n        x.sum().item()\n",
-    "from time import perf_counter as now\ndef f(x):\n    while x:\n        now()\n",
-    "import torch._dynamo as d\ndef f(x):\n    with m():\n        d.graph_break()\n",
-    "def f(x):\n    try:\n        (print  # why\n         (x))\n    except E:\n        pass\n",
-    "def h(x):\n    print(x)\ndef f(x):\n    for i in range(2):\n        h(x)\n",
-    "class A:\n    def h(self):\n        print(1)\n    def f(self):\n        for i in r:\n            self.h()\n",
-    "class B:\n    def forward(self, x):\n        x.item()\n"
-    "class A:\n    def __init__(self):\n        self.layers = [B()]\n"
-    "    def f(self, x):\n        for layer in self.layers:\n            layer(x)\n",
-    "class T:\n    def __enter__(self):\n        print(1)\ndef f(x):\n    with T():\n        pass\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f(x):\n    for i in range(2):\n        print(x)\n",
+        "def f(x):\n    for i in range(2):\n        x.sum().item()\n",
+        "from time import perf_counter as now\ndef f(x):\n    while x:\n        now()\n",
+        "import torch._dynamo as d\ndef f(x):\n    with m():\n        d.graph_break()\n",
+        "def f(x):\n    try:\n        (print  # why\n         (x))\n    except E:\n        pass\n",
+        "def h(x):\n    print(x)\ndef f(x):\n    for i in range(2):\n        h(x)\n",
+        "class A:\n    def h(self):\n        print(1)\n    def f(self):\n        for i in r:\n            self.h()\n",
+        "class B:\n    def forward(self, x):\n        x.item()\n"
+        "class A:\n    def __init__(self):\n        self.layers = [B()]\n"
+        "    def f(self, x):\n        for layer in self.layers:\n            layer(x)\n",
+        "class T:\n    def __enter__(self):\n        print(1)\ndef f(x):\n    with T():\n        pass\n",
+    ],
+)
 def test_possible_breaks_are_seen(source: str) -> None:
     assert _holds(source)
 
 
-@pytest.mark.parametrize("source", [
-    "for i in range(2):\n    print(i)\n",  # module level: no frame to skip
-    "class C:\n    for i in range(2):\n        print(i)\n",
-    "def f(x):\n    for i in range(2):\n        x.log()\n        foo.info(x)\n",
-    "def f(x):\n    print(x)\n    for i in range(2):\n        x = x + 1\n",
-    "import torch\ndef f(x):\n    for i in r:\n        torch.log(x)\n",
-    "def f(x):\n    with open(p) as fh:\n        fh.read()\n",  # the manager is not the body
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "for i in range(2):\n    print(i)\n",  # module level: no frame to skip
+        "class C:\n    for i in range(2):\n        print(i)\n",
+        "def f(x):\n    for i in range(2):\n        x.log()\n        foo.info(x)\n",
+        "def f(x):\n    print(x)\n    for i in range(2):\n        x = x + 1\n",
+        "import torch\ndef f(x):\n    for i in r:\n        torch.log(x)\n",
+        "def f(x):\n    with open(p) as fh:\n        fh.read()\n",  # the manager is not the body
+    ],
+)
 def test_what_cannot_break_is_screened_out(source: str) -> None:
     assert not _holds(source)
 
@@ -313,8 +355,30 @@ def test_what_cannot_break_is_screened_out(source: str) -> None:
 # The text stage searches word by word; these are the patterns it stands for.
 _WATCHED_CALL = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, sorted(WATCHED_NAMES))) + prefilter_text._TO_PAREN)
 _ALIAS = re.compile(r"\b(?:%s)(?:[\s\\]|#[^\n]*)+as\b" % "|".join(map(re.escape, sorted(PARENTS_OF_LAST))))
-_PIECES = ["print", "log", "time", "warn", "ing", "item", "as", "x", "_", "é", "ｐrint", ".", " ", "\t", "\n",
-           "(", ")", "#", "\\", "for", "while", "try"]
+_PIECES = [
+    "print",
+    "log",
+    "time",
+    "warn",
+    "ing",
+    "item",
+    "as",
+    "x",
+    "_",
+    "é",
+    "ｐrint",
+    ".",
+    " ",
+    "\t",
+    "\n",
+    "(",
+    ")",
+    "#",
+    "\\",
+    "for",
+    "while",
+    "try",
+]
 
 
 def _may_break_by_pattern(text: str) -> bool:
@@ -334,11 +398,28 @@ def test_text_stage_searches_answer_as_the_patterns_do(text: str) -> None:
         assert prefilter_text.has_word(text, word) == (re.search(rf"\b{word}\b", text) is not None)
 
 
-@pytest.mark.parametrize("text", [
-    "print(x)", "sprint(x)", "print_(x)", "x.print  (y)", "print # c\n (x)", "print\\\n(x)", "éprint(x)",
-    "ｐrint(x)", "from time import perf_counter as pc", "perf_counter # c\n as pc", "log as", "logas",
-    "while", "awhile", "while_", "try:", "entry",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "print(x)",
+        "sprint(x)",
+        "print_(x)",
+        "x.print  (y)",
+        "print # c\n (x)",
+        "print\\\n(x)",
+        "éprint(x)",
+        "ｐrint(x)",
+        "from time import perf_counter as pc",
+        "perf_counter # c\n as pc",
+        "log as",
+        "logas",
+        "while",
+        "awhile",
+        "while_",
+        "try:",
+        "entry",
+    ],
+)
 def test_text_stage_searches_on_chosen_texts(text: str) -> None:
     assert ScreenFacts(text).may_break_at_all() == _may_break_by_pattern(text)
     for word in ("while", "try"):

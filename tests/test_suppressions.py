@@ -10,13 +10,7 @@ from rewriter.engine.config import Settings
 from rewriter.engine.pipeline import transform_source
 from rewriter.engine.suppressions import parse_suppressions, suppression_comments
 
-LOOP = (
-    "def f(x):\n"
-    "    for i in range(2):{header}\n"
-    "        x = x + 1{other}\n"
-    "        print(i){brk}\n"
-    "    return x\n"
-)
+LOOP = "def f(x):\n    for i in range(2):{header}\n        x = x + 1{other}\n        print(i){brk}\n    return x\n"
 
 
 def loop(header: str = "", other: str = "", brk: str = "") -> str:
@@ -172,15 +166,13 @@ def test_unused_ignores_are_reported_only_when_asked(in_tmp):
 def test_a_suppression_still_counts_after_another_rule_moved_its_line():
     # GBF001 unrolls the first loop (adding lines); the second loop's comment must
     # still keep every other rule away from it, at its new line.
-    suppressed = (
-        "    for j in range(n):  # gbfix: ignore\n"
-        "        x = x * 2\n"
-        "        print(j)\n"
-    )
+    suppressed = "    for j in range(n):  # gbfix: ignore\n        x = x * 2\n        print(j)\n"
     text = "def f(x, n):\n    for i in range(3):\n        x = x + 1\n        print(i)\n" + suppressed + "    return x\n"
     outcome = transform_source(text, "case.py", Settings(fix_mode="safe", torch_only=False))
     assert outcome.new_text is not None and "_gbfix_inner_1(2)\n" + suppressed in outcome.new_text
     assert [f.code for f in outcome.findings] == ["GBF001"]
     assert outcome.unused_suppressions == ()
     unrelated = text.replace("# gbfix: ignore", "# gbfix: ignore[GBF001]")
-    assert transform_source(unrelated, "case.py", Settings(fix_mode="safe", torch_only=False)).unused_suppressions == (5,)
+    assert transform_source(unrelated, "case.py", Settings(fix_mode="safe", torch_only=False)).unused_suppressions == (
+        5,
+    )

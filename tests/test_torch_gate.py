@@ -11,13 +11,7 @@ from rewriter.engine.config import ConfigError, Settings, settings_from_table
 from rewriter.engine.pipeline import torch_gate, transform_source
 from rewriter.prefilter.text import imports_torch
 
-LOOP = (
-    "def f(x):\n"
-    "    for i in range(2):\n"
-    "        x = x + 1\n"
-    "        print(i)\n"
-    "    return x\n"
-)
+LOOP = "def f(x):\n    for i in range(2):\n        x = x + 1\n        print(i)\n    return x\n"
 
 
 def codes(text: str, **settings) -> list[str]:
@@ -25,15 +19,18 @@ def codes(text: str, **settings) -> list[str]:
     return [f.code for f in outcome.findings]
 
 
-@pytest.mark.parametrize("header", [
-    "import torch\n",
-    "import torch.nn as nn\n",
-    "import os, torch\n",
-    "from torch import nn\n",
-    "from torch.nn import functional as F\n",
-    "try:\n    import torch\nexcept ImportError:\n    torch = None\n",
-    "def lazy():\n    import torch\n",
-])
+@pytest.mark.parametrize(
+    "header",
+    [
+        "import torch\n",
+        "import torch.nn as nn\n",
+        "import os, torch\n",
+        "from torch import nn\n",
+        "from torch.nn import functional as F\n",
+        "try:\n    import torch\nexcept ImportError:\n    torch = None\n",
+        "def lazy():\n    import torch\n",
+    ],
+)
 def test_a_file_that_imports_torch_is_looked_at(header):
     assert imports_torch(header)
     assert codes(header + LOOP) == ["GBF001"]

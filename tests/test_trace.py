@@ -153,10 +153,16 @@ def test_gb_codes_come_from_the_installed_registry():
 
 def test_site_from_an_in_process_break_record():
     record = {
-        "gb_type": "graph break in loop", "reason": "Call to `torch._dynamo.graph_break()`",
-        "filename": "/p/lib.py", "lineno": 11, "function": "audit", "partial_skip": False,
-        "gb_code": "GB0025", "user_stack": [["/p/model.py", 9, "step"], ["/p/lib.py", 11, "audit"]],
-        "frame_function": "torch_dynamo_resume_in_step_at_7", "whole_skip": True,
+        "gb_type": "graph break in loop",
+        "reason": "Call to `torch._dynamo.graph_break()`",
+        "filename": "/p/lib.py",
+        "lineno": 11,
+        "function": "audit",
+        "partial_skip": False,
+        "gb_code": "GB0025",
+        "user_stack": [["/p/model.py", 9, "step"], ["/p/lib.py", 11, "audit"]],
+        "frame_function": "torch_dynamo_resume_in_step_at_7",
+        "whole_skip": True,
     }
     site = site_from_record(record)
     assert (site.skipped, site.skip_code, site.frame, site.resumed_at) == (True, "GB7000", "step", 7)
@@ -184,7 +190,9 @@ def test_installed_packages_match_only_a_checkout_of_the_package():
 
 
 def test_statement_starts_moves_lines_to_their_statement():
-    text = "def f(x):\n    y = g(\n        h(x),\n    )\n    if (x.sum()\n            > 0):\n        y = 1\n    return y\n"
+    text = (
+        "def f(x):\n    y = g(\n        h(x),\n    )\n    if (x.sum()\n            > 0):\n        y = 1\n    return y\n"
+    )
     assert statement_starts(text, [3, 6, 7, 99]) == {3: 2, 6: 5, 7: 7, 99: 99}
 
 
@@ -227,7 +235,11 @@ def test_recorded_lines_follow_their_statements_across_rules(tmp_path):
     moved = follow_lines(text, outcome.new_text, lines)
     assert moved == {7, 27, 37}
     new_lines = outcome.new_text.splitlines()
-    assert [new_lines[n - 1].strip() for n in sorted(moved)] == ["x = lib.audit(x) + i", "lib.audit(x)", "x = lib.audit(x)"]
+    assert [new_lines[n - 1].strip() for n in sorted(moved)] == [
+        "x = lib.audit(x) + i",
+        "lib.audit(x)",
+        "x = lib.audit(x)",
+    ]
 
 
 # --- scan and apply with --trace / --log -------------------------------------------------------

@@ -92,8 +92,18 @@ def project(tmp_path):
 
 def verify_model(project, *extra: str) -> subprocess.CompletedProcess:
     return gbfix(
-        "verify", "pkg/model.py", "--entry", "pkg.model:step", "--inputs", "pkg.model:inputs",
-        "--before", "before.py", "--device", "cpu", *extra, cwd=str(project),
+        "verify",
+        "pkg/model.py",
+        "--entry",
+        "pkg.model:step",
+        "--inputs",
+        "pkg.model:inputs",
+        "--before",
+        "before.py",
+        "--device",
+        "cpu",
+        *extra,
+        cwd=str(project),
     )
 
 
@@ -107,8 +117,15 @@ def test_examples_demo_against_git_head(tmp_path):
     git(tmp_path, "commit", "-q", "-m", "original")
     assert gbfix("apply", "examples/stats.py", cwd=str(tmp_path)).returncode == 0
     result = gbfix(
-        "verify", "examples/stats.py", "--entry", "examples.stats:head_stats",
-        "--inputs", "examples.stats:example_inputs", "--device", "cpu", cwd=str(tmp_path),
+        "verify",
+        "examples/stats.py",
+        "--entry",
+        "examples.stats:head_stats",
+        "--inputs",
+        "examples.stats:example_inputs",
+        "--device",
+        "cpu",
+        cwd=str(tmp_path),
     )
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
@@ -178,11 +195,23 @@ def test_the_traceback_quotes_the_served_text_not_the_file_on_disk(project):
 
 def test_entry_not_found_is_a_clear_error(project):
     result = gbfix(
-        "verify", "pkg/model.py", "--entry", "pkg.model:stepp", "--inputs", "pkg.model:inputs",
-        "--before", "before.py", "--device", "cpu", cwd=str(project),
+        "verify",
+        "pkg/model.py",
+        "--entry",
+        "pkg.model:stepp",
+        "--inputs",
+        "pkg.model:inputs",
+        "--before",
+        "before.py",
+        "--device",
+        "cpu",
+        cwd=str(project),
     )
     assert result.returncode == 2
-    assert result.stderr.strip().splitlines()[-1] == "gbfix: error: --entry pkg.model:stepp: pkg.model has no attribute 'stepp'"
+    assert (
+        result.stderr.strip().splitlines()[-1]
+        == "gbfix: error: --entry pkg.model:stepp: pkg.model has no attribute 'stepp'"
+    )
     assert "Traceback" not in result.stderr
 
 
@@ -231,7 +260,8 @@ def inputs():
 def test_apply_verify_writes_only_rewrites_that_pass(project):
     (project / "pkg" / "model.py").write_text(MODEL)
     (project / "pkg" / "introspect.py").write_text(INTROSPECT)
-    (project / "pyproject.toml").write_text(textwrap.dedent("""\
+    (project / "pyproject.toml").write_text(
+        textwrap.dedent("""\
         [[tool.gbfix.verify]]
         file = "pkg/model.py"
         entry = "pkg.model:step"
@@ -241,7 +271,8 @@ def test_apply_verify_writes_only_rewrites_that_pass(project):
         file = "pkg/introspect.py"
         entry = "pkg.introspect:entry"
         inputs = "pkg.introspect:inputs"
-    """))
+    """)
+    )
     result = gbfix("apply", "pkg", "--verify", "-j", "1", cwd=str(project))
     assert result.returncode == 2, result.stderr
     assert "pkg/model.py: verified pkg.model:step: outputs equal; skipped frames 1 -> 0" in result.stderr
@@ -341,8 +372,12 @@ class Opaque:
 
 
 def test_outputs_become_plain_values_the_parent_can_load(tmp_path):
-    value = {"pair": Pair(torch.ones(1, requires_grad=True), torch.Size([2])), "res": Result(torch.zeros(1), "x"),
-             "obj": Opaque(), (1, 2): None}
+    value = {
+        "pair": Pair(torch.ones(1, requires_grad=True), torch.Size([2])),
+        "res": Result(torch.zeros(1), "x"),
+        "obj": Opaque(),
+        (1, 2): None,
+    }
     plain = sandbox.to_plain(value)
     path = tmp_path / "out.pt"
     torch.save(plain, path)

@@ -105,10 +105,14 @@ class _Bodies(cst.CSTVisitor, cst.BatchableCSTVisitor):
         self.count += 1
 
 
-@pytest.mark.parametrize("run", [
-    lambda module, visitor: walk.visit_batched(module, [visitor]),
-    lambda module, visitor: walk.visit(module, visitor),
-], ids=["visit_batched", "visit"])
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda module, visitor: walk.visit_batched(module, [visitor]),
+        lambda module, visitor: walk.visit(module, visitor),
+    ],
+    ids=["visit_batched", "visit"],
+)
 def test_attribute_hooks_fall_back_to_libcst(run) -> None:  # type: ignore[no-untyped-def]
     visitor = _Bodies()
     run(cst.parse_module("for a in b:\n    for c in d:\n        pass\n"), visitor)
@@ -131,5 +135,7 @@ def test_all_distinct_sees_a_node_in_two_places() -> None:
     module = cst.parse_module("a = b\n")
     assert walk.all_distinct(module)
     name = cst.Name("x")
-    shared = module.with_changes(body=[cst.SimpleStatementLine([cst.Expr(name)]), cst.SimpleStatementLine([cst.Expr(name)])])
+    shared = module.with_changes(
+        body=[cst.SimpleStatementLine([cst.Expr(name)]), cst.SimpleStatementLine([cst.Expr(name)])]
+    )
     assert not walk.all_distinct(shared)

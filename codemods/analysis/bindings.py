@@ -32,6 +32,7 @@ def target_names(target: cst.CSTNode) -> list[str]:
         return target_names(target.value)
     return []
 
+
 @dataclass
 class NameUse:
     """Names bound and read at one scope level, plus reads from nested scopes."""
@@ -136,7 +137,7 @@ class _NameVisitor(cst.CSTVisitor):
     def visit_Import(self, node: cst.Import) -> bool:
         for alias in node.names:
             if alias.asname is not None:
-                self._bind_target(alias.asname.name)  # type: ignore[arg-type]
+                self._bind_target(alias.asname.name)
             elif self.at_level:
                 self.use.bound.add((dotted_name(alias.name) or "").split(".")[0])
         return False
@@ -275,6 +276,7 @@ def function_scope_use(func: cst.FunctionDef, exclude: cst.CSTNode | None = None
 
 # -- control flow --------------------------------------------------------------
 
+
 @dataclass
 class Exits:
     """How control can leave a block, not counting nested functions."""
@@ -383,9 +385,7 @@ class ReplaceLoopControl(cst.CSTTransformer):
     def leave_While_body(self, node: cst.While) -> None:
         self.depth -= 1
 
-    def leave_Continue(
-        self, original_node: cst.Continue, updated_node: cst.Continue
-    ) -> cst.BaseSmallStatement:
+    def leave_Continue(self, original_node: cst.Continue, updated_node: cst.Continue) -> cst.BaseSmallStatement:
         if self.depth:
             return updated_node
         return cst.Return(semicolon=updated_node.semicolon)
@@ -450,12 +450,15 @@ class DropAnnotations(cst.CSTTransformer):
     ) -> Union[cst.SimpleStatementLine, cst.RemovalSentinel]:
         body: list[cst.BaseSmallStatement] = []
         for small in updated_node.body:
-            if not (isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
-                    and small.target.value in self.names):
+            if not (
+                isinstance(small, cst.AnnAssign)
+                and isinstance(small.target, cst.Name)
+                and small.target.value in self.names
+            ):
                 body.append(small)
             elif small.value is not None:
                 body.append(cst.Assign([cst.AssignTarget(small.target)], small.value, semicolon=small.semicolon))
-        if len(body) == len(updated_node.body) and all(a is b for a, b in zip(body, updated_node.body)):
+        if len(body) == len(updated_node.body) and all(a is b for a, b in zip(body, updated_node.body, strict=False)):
             return updated_node
         # An emptied block is printed as ``pass``.
         return updated_node.with_changes(body=body) if body else cst.RemoveFromParent()
@@ -516,9 +519,7 @@ class DeclareHelperNonlocals(cst.CSTTransformer):
         # Only functions with a helper inside change: nothing else is entered (and rebuilt).
         return super().on_visit(node) and id(node) in self._leading_to_helpers
 
-    def leave_FunctionDef(
-        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
-    ) -> cst.FunctionDef:
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         if id(original_node) not in self._leading_to_helpers:
             return updated_node  # left without being entered: no helper inside
         finder = _HelperNonlocals()
@@ -535,9 +536,7 @@ class DeclareHelperNonlocals(cst.CSTTransformer):
             # A generated helper only passes the name through to the function
             # it was made in: sharing it there (not declaring it here) keeps
             # one variable. That function declares it if it binds it nowhere.
-            body[at:at] = [cst.SimpleStatementLine(
-                [cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in missing])]
-            )]
+            body[at:at] = [cst.SimpleStatementLine([cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in missing])])]
         else:
             body[at:at] = [local_declaration(name) for name in missing]
         return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
@@ -548,7 +547,7 @@ def _holders_of_helpers(node: cst.CSTNode, found: set[int]) -> bool:
     ``node`` and of the statement holders under it for which that is so to ``found``."""
     holds = False
     for child in walk.children(node):
-        if type(child) is cst.FunctionDef and is_generated(child.name.value):  # type: ignore[attr-defined]
+        if type(child) is cst.FunctionDef and is_generated(child.name.value):
             holds = True
         if type(child) in walk.STATEMENT_HOLDERS and _holders_of_helpers(child, found):
             holds = True
@@ -593,15 +592,15 @@ def _binds(stmt: cst.BaseStatement) -> frozenset[str]:
         elif isinstance(small, cst.Import):
             for alias in small.names:
                 if alias.asname is not None:
-                    names |= _names_of(alias.asname.name)  # type: ignore[arg-type]
+                    names |= _names_of(alias.asname.name)
                 else:
-                    head = alias.name
+                    head: cst.BaseExpression = alias.name
                     while isinstance(head, cst.Attribute):
                         head = head.value
                     names |= _names_of(head)
         elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
             for alias in small.names:
-                names |= _names_of(alias.asname.name if alias.asname is not None else alias.name)  # type: ignore[arg-type]
+                names |= _names_of(alias.asname.name if alias.asname is not None else alias.name)
     return frozenset(names)
 
 
@@ -612,9 +611,7 @@ def _suites(stmt: cst.BaseStatement) -> Iterator[tuple[list[cst.BaseStatement], 
     if isinstance(stmt, cst.For):
         yield body_statements(stmt.body), _names_of(stmt.target)
     elif isinstance(stmt, cst.With):
-        entered = frozenset().union(*(
-            _names_of(item.asname.name) for item in stmt.items if item.asname is not None
-        ))
+        entered = frozenset().union(*(_names_of(item.asname.name) for item in stmt.items if item.asname is not None))
         yield body_statements(stmt.body), entered
     elif isinstance(stmt, (cst.If, cst.While, cst.Try, cst.TryStar)):
         yield body_statements(stmt.body), none

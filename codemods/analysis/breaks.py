@@ -202,12 +202,9 @@ class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]
         for fn in self.functions:
             for call, callee in fn.callees:
                 target = _lookup(self, fn, callee)
-                if target is not None and resolved.get(id(target.node)) is not None:
-                    self.set_metadata(call, BreakReason(
-                        resolved[id(target.node)].reason,
-                        resolved[id(target.node)].raises,
-                        via=target.qualname,
-                    ))
+                inner = resolved.get(id(target.node)) if target is not None else None
+                if target is not None and inner is not None:
+                    self.set_metadata(call, BreakReason(inner.reason, inner.raises, via=target.qualname))
             if resolved.get(id(fn.node)) is not None:
                 self.set_metadata(fn.node, resolved[id(fn.node)])
 
@@ -248,9 +245,7 @@ def _submodule_forward(collector: _Collector, cls: str, attr: str) -> Optional[_
 
 def _resolve(collector: _Collector) -> dict[int, Optional[BreakReason]]:
     """Fixpoint: a function breaks if it calls the catalogue or a breaking function."""
-    result: dict[int, Optional[BreakReason]] = {
-        id(fn.node): fn.direct for fn in collector.functions
-    }
+    result: dict[int, Optional[BreakReason]] = {id(fn.node): fn.direct for fn in collector.functions}
     changed = True
     while changed:
         changed = False
@@ -269,6 +264,7 @@ def _resolve(collector: _Collector) -> dict[int, Optional[BreakReason]]:
 
 
 # -- queries used by the rules ------------------------------------------------
+
 
 @dataclass(frozen=True)
 class BreakSite:
@@ -329,10 +325,7 @@ _NO_RETURN_BELOW = walk.node_types(cst.FunctionDef, cst.ClassDef, cst.BaseExpres
 
 
 def _returns_in(nodes: Sequence[cst.CSTNode]) -> list[cst.Return]:
-    return [
-        node for root in nodes for node in walk.descendants(root, _may_hold_return)
-        if isinstance(node, cst.Return)
-    ]
+    return [node for root in nodes for node in walk.descendants(root, _may_hold_return) if isinstance(node, cst.Return)]
 
 
 def _may_hold_return(node: cst.CSTNode) -> bool:

@@ -91,7 +91,9 @@ MATCH_KINDS: tuple[MatchKind, ...] = ("qualified", "method", "logger")
 QUALIFIED_NAMES: frozenset[str] = frozenset(BY_QUALIFIED)
 #: last name -> the names written just before it (``sys.stdout.write``: ``stdout``)
 PARENTS_OF_LAST: dict[str, frozenset[str]] = {
-    last: frozenset(name.rpartition(".")[0].rpartition(".")[2] for name in BY_QUALIFIED if name.rpartition(".")[2] == last)
+    last: frozenset(
+        name.rpartition(".")[0].rpartition(".")[2] for name in BY_QUALIFIED if name.rpartition(".")[2] == last
+    )
     for last in {name.rpartition(".")[2] for name in BY_QUALIFIED}
 }
 METHOD_NAMES: frozenset[str] = frozenset(BY_METHOD)

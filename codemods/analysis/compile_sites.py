@@ -32,8 +32,8 @@ class CompileFix:
 def relies_on_wrapper(module: cst.Module) -> bool:
     """The file touches ``_orig_mod`` or ``OptimizedModule``: it expects the wrapper."""
     return any(
-        (type(node) is cst.Name and node.value in ("_orig_mod", "OptimizedModule"))  # type: ignore[attr-defined]
-        or (type(node) is cst.SimpleString and "_orig_mod" in node.value)  # type: ignore[attr-defined]
+        (type(node) is cst.Name and node.value in ("_orig_mod", "OptimizedModule"))
+        or (type(node) is cst.SimpleString and "_orig_mod" in node.value)
         for node in walk.descendants(module)
     )
 
@@ -42,7 +42,8 @@ def compile_sites(module: cst.Module, facts: ModuleFacts) -> list[cst.Call]:
     """Every ``torch.compile(x, ...)`` call with an object to compile (decorators excluded)."""
     return [
         # `@torch.compile(...)` decorates a function: decorators are not entered
-        node for node in walk.descendants(module, lambda node: type(node) is not cst.Decorator)
+        node
+        for node in walk.descendants(module, lambda node: type(node) is not cst.Decorator)
         if type(node) is cst.Call and facts.is_compile_call(node) and module_argument(node, "model") is not None
     ]
 

@@ -36,7 +36,7 @@ def _spec_text(parts: tuple[cst.BaseFormattedStringContent, ...], args: list[cst
 def to_format_call(node: cst.FormattedString) -> cst.BaseExpression:
     """The ``"...".format(...)`` call equal to ``node``; raises Unconvertible."""
     prefix = node.prefix.lower().replace("f", "")
-    quote = node.start[len(node.prefix):]
+    quote = node.start[len(node.prefix) :]
     args: list[cst.Arg] = []
     text: list[str] = []
     for part in node.parts:
@@ -59,8 +59,7 @@ def to_format_call(node: cst.FormattedString) -> cst.BaseExpression:
     return cst.Call(
         func=cst.Attribute(value=literal, attr=cst.Name("format")),
         args=[
-            arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            if i < len(args) - 1 else arg
+            arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) if i < len(args) - 1 else arg
             for i, arg in enumerate(args)
         ],
     )

@@ -49,36 +49,65 @@ MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 COMPILE = frozenset({"torch.compile"})
 
 #: wrappers that hold the module as ``.module`` (a different object)
-WRAPPERS = frozenset({
-    "torch.nn.parallel.DistributedDataParallel",
-    "torch.nn.parallel.distributed.DistributedDataParallel",
-    "torch.distributed.fsdp.FullyShardedDataParallel",
-    "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
-})
+WRAPPERS = frozenset(
+    {
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.nn.parallel.distributed.DistributedDataParallel",
+        "torch.distributed.fsdp.FullyShardedDataParallel",
+        "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
+    }
+)
 #: FSDP2: shards the module in place and returns the same object
-SAME_OBJECT_WRAPPERS = frozenset({
-    "torch.distributed.fsdp.fully_shard",
-    "torch.distributed.fsdp._fully_shard.fully_shard",
-    "torch.distributed.fsdp._fully_shard._fully_shard.fully_shard",
-    "torch.distributed._composable.fsdp.fully_shard",
-    "torch.distributed._composable.fsdp.fully_shard.fully_shard",
-})
+SAME_OBJECT_WRAPPERS = frozenset(
+    {
+        "torch.distributed.fsdp.fully_shard",
+        "torch.distributed.fsdp._fully_shard.fully_shard",
+        "torch.distributed.fsdp._fully_shard._fully_shard.fully_shard",
+        "torch.distributed._composable.fsdp.fully_shard",
+        "torch.distributed._composable.fsdp.fully_shard.fully_shard",
+    }
+)
 
 #: ``nn.Module`` methods that return the module itself
-SELF_RETURNING = frozenset({
-    "to", "cuda", "cpu", "xpu", "eval", "train", "half", "float", "double",
-    "bfloat16", "requires_grad_", "to_empty", "apply", "share_memory",
-})
+SELF_RETURNING = frozenset(
+    {
+        "to",
+        "cuda",
+        "cpu",
+        "xpu",
+        "eval",
+        "train",
+        "half",
+        "float",
+        "double",
+        "bfloat16",
+        "requires_grad_",
+        "to_empty",
+        "apply",
+        "share_memory",
+    }
+)
 
 #: capitalised names under ``torch.nn`` that are not modules
-_NOT_MODULES = frozenset({
-    "Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer",
-    "LinearCrossEntropyOptions",
-})
+_NOT_MODULES = frozenset(
+    {
+        "Parameter",
+        "Buffer",
+        "UninitializedParameter",
+        "UninitializedBuffer",
+        "LinearCrossEntropyOptions",
+    }
+)
 #: ``X.from_pretrained`` builds something other than a model when X ends so
 _NOT_MODELS = (
-    "Tokenizer", "TokenizerFast", "Processor", "FeatureExtractor", "Config",
-    "Pipeline", "Scheduler", "ImageProcessor",
+    "Tokenizer",
+    "TokenizerFast",
+    "Processor",
+    "FeatureExtractor",
+    "Config",
+    "Pipeline",
+    "Scheduler",
+    "ImageProcessor",
 )
 
 
@@ -184,9 +213,7 @@ class ModuleFacts:
     def statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The statement holding ``node`` (a SimpleStatementLine or compound statement)."""
         current: Optional[cst.CSTNode] = node
-        while current is not None and not isinstance(
-            current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
-        ):
+        while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             current = self.parent(current)
         return current
 
@@ -347,9 +374,7 @@ class ModuleFacts:
         if not isinstance(statement, cst.SimpleStatementLine):
             return True
         for small in reversed(statement.body):
-            if isinstance(small, cst.Assign) and any(
-                dotted_name(t.target) == key for t in small.targets
-            ):
+            if isinstance(small, cst.Assign) and any(dotted_name(t.target) == key for t in small.targets):
                 target = next(t.target for t in small.targets if dotted_name(t.target) == key)
                 return Binding(small.value, statement, target)
             if isinstance(small, cst.AnnAssign) and dotted_name(small.target) == key and small.value is not None:
@@ -372,9 +397,10 @@ class ModuleFacts:
         owner = self._self_attribute(expr)
         if owner is not None:
             cls, attr = owner
-            return any(
-                isinstance(stmt, cst.FunctionDef) and stmt.name.value == attr for stmt in cls.body.body
-            ) and self._attribute_bindings(cls, attr) is None
+            return (
+                any(isinstance(stmt, cst.FunctionDef) and stmt.name.value == attr for stmt in cls.body.body)
+                and self._attribute_bindings(cls, attr) is None
+            )
         bindings = self.bindings(expr) if isinstance(expr, cst.Name) else None
         return bool(bindings) and all(
             isinstance(b.node, cst.FunctionDef) or isinstance(b.value, cst.Lambda)
@@ -469,7 +495,8 @@ class ModuleFacts:
         for name in sorted(names):
             if name in self._class_facts:
                 return Evidence(
-                    True, self._class_facts[name],
+                    True,
+                    self._class_facts[name],
                     f"`{shown}(...)` builds `{name}`, an nn.Module subclass defined in this file",
                 )
             if is_torch_nn_class(name):
@@ -669,5 +696,3 @@ class _HeaderStores(_StoreFinder):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         return None
-
-

@@ -81,7 +81,7 @@ def _frame_sensitive(stmt: cst.CSTNode) -> str:
     attributes: set[int] = set()
     for node in walk.descendants(stmt, _in_same_frame):
         if type(node) is cst.Attribute:
-            attributes.add(id(node.attr))  # type: ignore[attr-defined]
+            attributes.add(id(node.attr))
         elif type(node) is cst.Call and type(node.func) is cst.Name:
             if node.func.value == "super" and not node.args:
                 return "zero-argument `super()`"
@@ -95,7 +95,7 @@ def _frame_sensitive(stmt: cst.CSTNode) -> str:
 def _in_same_frame(node: cst.CSTNode) -> bool:
     """What is below ``node`` runs in its frame: not so in a lambda or a def (but for our own helpers)."""
     if type(node) is cst.FunctionDef:
-        return is_generated(node.name.value)  # type: ignore[attr-defined]
+        return is_generated(node.name.value)
     return type(node) is not cst.Lambda
 
 
@@ -145,13 +145,14 @@ class _ReturnsToPairs(cst.CSTTransformer):
     def leave_Return(self, original_node: cst.Return, updated_node: cst.Return) -> cst.Return:
         value = updated_node.value if updated_node.value is not None else cst.Name("None")
         pair = cst.Tuple(
-            [cst.Element(cst.Name("True"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-             cst.Element(value)],
-            lpar=[], rpar=[],
+            [
+                cst.Element(cst.Name("True"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                cst.Element(value),
+            ],
+            lpar=[],
+            rpar=[],
         )
-        return updated_node.with_changes(
-            value=pair, whitespace_after_return=cst.SimpleWhitespace(" ")
-        )
+        return updated_node.with_changes(value=pair, whitespace_after_return=cst.SimpleWhitespace(" "))
 
 
 def _decl(kind: type, names: Sequence[str]) -> cst.SimpleStatementLine:
@@ -162,7 +163,7 @@ def _expr_line(expr: cst.BaseExpression) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([cst.Expr(expr)])
 
 
-def build_outline(stmt: cst.BaseStatement, plan: OutlinePlan, helper: str) -> list[cst.BaseStatement]:
+def build_outline(stmt: cst.BaseCompoundStatement, plan: OutlinePlan, helper: str) -> list[cst.BaseStatement]:
     """The statements that replace ``stmt`` (an updated node)."""
     leading = stmt.leading_lines
     moved = stmt.with_changes(leading_lines=())
@@ -177,27 +178,54 @@ def build_outline(stmt: cst.BaseStatement, plan: OutlinePlan, helper: str) -> li
         body.append(_decl(cst.Nonlocal, plan.nonlocals))
     body.append(moved)
     if plan.returns:
-        body.append(cst.SimpleStatementLine([cst.Return(cst.Tuple(
-            [cst.Element(cst.Name("False"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-             cst.Element(cst.Name("None"))], lpar=[], rpar=[]))]))
+        body.append(
+            cst.SimpleStatementLine(
+                [
+                    cst.Return(
+                        cst.Tuple(
+                            [
+                                cst.Element(
+                                    cst.Name("False"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                                ),
+                                cst.Element(cst.Name("None")),
+                            ],
+                            lpar=[],
+                            rpar=[],
+                        )
+                    )
+                ]
+            )
+        )
     out: list[cst.BaseStatement] = [local_declaration(name) for name in plan.declare]
     # Indent as the statement's own block does: a tab-indented function stays tab-indented.
-    indent = stmt.body.indent if isinstance(getattr(stmt, "body", None), cst.IndentedBlock) else None
-    out.append(cst.FunctionDef(
-        name=cst.Name(helper), params=cst.Parameters(), body=cst.IndentedBlock(body, indent=indent)
-    ))
+    indent = stmt.body.indent if isinstance(stmt.body, cst.IndentedBlock) else None
+    out.append(
+        cst.FunctionDef(name=cst.Name(helper), params=cst.Parameters(), body=cst.IndentedBlock(body, indent=indent))
+    )
     call = cst.Call(func=cst.Name(helper))
     if plan.returns:
         suffix = helper.rsplit("_", 1)[1]
         done, value = f"_gbfix_returned_{suffix}", f"_gbfix_value_{suffix}"
-        out.append(cst.SimpleStatementLine([cst.Assign(
-            [cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(done)), cst.Element(cst.Name(value))], lpar=[], rpar=[]))],
-            call,
-        )]))
-        out.append(cst.If(
-            test=cst.Name(done),
-            body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(cst.Name(value))])], indent=indent),
-        ))
+        out.append(
+            cst.SimpleStatementLine(
+                [
+                    cst.Assign(
+                        [
+                            cst.AssignTarget(
+                                cst.Tuple([cst.Element(cst.Name(done)), cst.Element(cst.Name(value))], lpar=[], rpar=[])
+                            )
+                        ],
+                        call,
+                    )
+                ]
+            )
+        )
+        out.append(
+            cst.If(
+                test=cst.Name(done),
+                body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(cst.Name(value))])], indent=indent),
+            )
+        )
     else:
         out.append(_expr_line(call))
     out[0] = out[0].with_changes(leading_lines=leading)

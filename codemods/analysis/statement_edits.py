@@ -9,7 +9,7 @@ first replacement; a comment at its end stays at the end of its last.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from typing import Optional, Sequence, Union, cast
 
 import libcst as cst
 
@@ -26,8 +26,7 @@ class StatementEdits:
         """Replace the one-statement ``line`` by one line per small statement."""
         self._replace[id(line)] = list(smalls)
 
-    def swap(self, line: cst.SimpleStatementLine, small: cst.BaseSmallStatement,
-             new: cst.BaseSmallStatement) -> None:
+    def swap(self, line: cst.SimpleStatementLine, small: cst.BaseSmallStatement, new: cst.BaseSmallStatement) -> None:
         """Replace one small statement of ``line`` in place (``a = 1; m = ...``)."""
         index = next(i for i, s in enumerate(line.body) if s is small)
         self._swap[id(line)] = (index, new.with_changes(semicolon=small.semicolon))
@@ -38,9 +37,7 @@ class StatementEdits:
     def __bool__(self) -> bool:
         return bool(self._replace or self._after or self._swap)
 
-    def apply(
-        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
-    ) -> Replacement:
+    def apply(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> Replacement:
         smalls = self._replace.get(id(original))
         after = self._after.get(id(original), [])
         swap = self._swap.get(id(original))
@@ -54,13 +51,13 @@ class StatementEdits:
         if smalls is not None:
             lines = [cst.SimpleStatementLine([s]) for s in smalls]
             lines[0] = lines[0].with_changes(leading_lines=updated.leading_lines)
-            lines[-1] = lines[-1].with_changes(trailing_whitespace=updated.trailing_whitespace)  # type: ignore[union-attr]
+            lines[-1] = lines[-1].with_changes(trailing_whitespace=updated.trailing_whitespace)
         lines.extend(after)
         return cst.FlattenSentinel(lines) if len(lines) > 1 else lines[0]  # type: ignore[return-value]
 
 
 def assign(target: cst.BaseExpression, value: cst.BaseExpression) -> cst.Assign:
-    return cst.Assign([cst.AssignTarget(target.deep_clone())], value)
+    return cst.Assign([cst.AssignTarget(cast(cst.BaseAssignTargetExpression, target.deep_clone()))], value)
 
 
 def method_call(

@@ -183,9 +183,7 @@ def _file_facts(path: str, mtime_ns: int, dotted: str) -> Optional[_FileFacts]:
     for statement in wrapper.module.body:
         if isinstance(statement, cst.ClassDef):
             body = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
-            forward = next(
-                (s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "forward"), None
-            )
+            forward = next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "forward"), None)
             line, reason = first_break(forward) if forward is not None else (0, "")
             bases = tuple(n for n in (dotted_name(b.value) for b in statement.bases if not b.keyword) if n)
             defined[statement.name.value] = _Defined("class", line, reason, bases, forward is not None)
@@ -253,7 +251,7 @@ def _source_break(qualname: str, hops: int) -> Optional[SourceBreak]:
             if head in facts.defined:
                 target = f"{module}.{base}"
             elif head in facts.imported:
-                target = facts.imported[head] + base[len(head):]
+                target = facts.imported[head] + base[len(head) :]
             else:
                 continue
             inherited = _source_break(target, hops - 1)
@@ -263,7 +261,7 @@ def _source_break(qualname: str, hops: int) -> Optional[SourceBreak]:
 
 
 def callable_kind(qualname: str) -> Optional[str]:
-    """"class" or "function" when the source of ``qualname`` shows which."""
+    """ "class" or "function" when the source of ``qualname`` shows which."""
     hops = _MAX_HOPS
     while hops and "." in qualname:
         module, _, name = qualname.rpartition(".")

@@ -72,7 +72,7 @@ def _stable_element(node: cst.BaseExpression, body_bound: set[str], body_sets_at
     if isinstance(node, cst.Name):
         return node.value in ("None", "True", "False") or node.value not in body_bound
     if isinstance(node, cst.Attribute):
-        root = dotted_name(node)
+        root = dotted_name(node) or ""
         return bool(root) and not body_sets_attrs and root.split(".")[0] not in body_bound
     if isinstance(node, cst.Tuple):
         return all(_stable_element(e.value, body_bound, body_sets_attrs) for e in node.elements)
@@ -86,9 +86,7 @@ def _iteration_values(
     iterable = node.iter
     if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
         name = iterable.func.value
-        if name == "range" and 1 <= len(iterable.args) <= 3 and not any(
-            a.keyword or a.star for a in iterable.args
-        ):
+        if name == "range" and 1 <= len(iterable.args) <= 3 and not any(a.keyword or a.star for a in iterable.args):
             bounds = [_int_constant(a.value) for a in iterable.args]
             if any(b is None for b in bounds):
                 return None
@@ -111,10 +109,7 @@ def _iteration_values(
             elements = _literal_elements(inner, max_trips, body_facts)
             if not isinstance(elements, list):
                 return elements
-            return [
-                cst.Tuple([cst.Element(_int_node(start + i)), cst.Element(e)])
-                for i, e in enumerate(elements)
-            ]
+            return [cst.Tuple([cst.Element(_int_node(start + i)), cst.Element(e)]) for i, e in enumerate(elements)]
         return None
     if isinstance(iterable, (cst.Tuple, cst.List)):
         return _literal_elements(iterable, max_trips, body_facts)
@@ -148,8 +143,10 @@ def _is_flat_target(target: cst.BaseExpression) -> bool:
 def _split_value(value: cst.BaseExpression, arity: int) -> Optional[list[cst.BaseExpression]]:
     if arity == 1:
         return [value]
-    if isinstance(value, cst.Tuple) and len(value.elements) == arity and not any(
-        isinstance(e, cst.StarredElement) for e in value.elements
+    if (
+        isinstance(value, cst.Tuple)
+        and len(value.elements) == arity
+        and not any(isinstance(e, cst.StarredElement) for e in value.elements)
     ):
         return [e.value for e in value.elements]
     return None
@@ -157,8 +154,7 @@ def _split_value(value: cst.BaseExpression, arity: int) -> Optional[list[cst.Bas
 
 def _sets_attributes(body: cst.CSTNode) -> bool:
     return any(
-        isinstance(node, cst.AssignTarget) and not isinstance(node.target, cst.Name)
-        for node in walk.descendants(body)
+        isinstance(node, cst.AssignTarget) and not isinstance(node.target, cst.Name) for node in walk.descendants(body)
     )
 
 
@@ -211,9 +207,7 @@ def plan_unroll(
         for part in ("bound", "read", "closure_read", "global_decl", "nonlocal_decl"):
             getattr(outside, part).update(getattr(orelse, part))
     plan = UnrollPlan(params=targets, calls=calls)  # type: ignore[arg-type]
-    plan.keep_target = bool(
-        set(targets) & (outside.bound | outside.read | outside.closure_read | outside.global_decl)
-    )
+    plan.keep_target = bool(set(targets) & (outside.bound | outside.read | outside.closure_read | outside.global_decl))
     if set(targets) & outside.global_decl:
         return Refusal("the loop variable is declared `global`")
     if set(targets) & outside.nonlocal_decl:
@@ -246,22 +240,17 @@ def plan_unroll(
 
 
 def _call(name: str, args: Sequence[cst.BaseExpression]) -> cst.SimpleStatementLine:
-    return cst.SimpleStatementLine(
-        [cst.Expr(cst.Call(func=cst.Name(name), args=_args(args)))]
-    )
+    return cst.SimpleStatementLine([cst.Expr(cst.Call(func=cst.Name(name), args=_args(args)))])
 
 
 def _args(values: Sequence[cst.BaseExpression]) -> list[cst.Arg]:
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    return [
-        cst.Arg(v, comma=comma if i < len(values) - 1 else cst.MaybeSentinel.DEFAULT)
-        for i, v in enumerate(values)
-    ]
+    return [cst.Arg(v, comma=comma if i < len(values) - 1 else cst.MaybeSentinel.DEFAULT) for i, v in enumerate(values)]
 
 
 def _assign(names: Sequence[str], value: cst.BaseExpression) -> cst.SimpleStatementLine:
     if len(names) == 1:
-        target: cst.BaseExpression = cst.Name(names[0])
+        target: cst.BaseAssignTargetExpression = cst.Name(names[0])
     else:
         target = cst.Tuple([cst.Element(cst.Name(n)) for n in names], lpar=[], rpar=[])
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])

@@ -100,9 +100,10 @@ class _Syntactic:
     def __exit__(self, *exc: object) -> None:
         state = self.state
         computed = state.provider._computed
-        start = computed[id(self.start_node)][1] if self.start_node is not None else self.start
-        end = computed[id(self.end_node)][2] if self.end_node is not None else (state.line, state.column)
-        computed[id(self.node)] = (self.node, start, end)
+        # the provider's own table is keyed by node id (see LazyPositionProvider._gen)
+        start = computed[id(self.start_node)][1] if self.start_node is not None else self.start  # type: ignore[index]
+        end = computed[id(self.end_node)][2] if self.end_node is not None else (state.line, state.column)  # type: ignore[index]
+        computed[id(self.node)] = (self.node, start, end)  # type: ignore[index]
 
 
 class _State(PositionProvidingCodegenState):
@@ -122,14 +123,14 @@ class _State(PositionProvidingCodegenState):
             self.column += len(value)
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        self._stack.append((self.line, self.column))
+        self._stack.append((self.line, self.column))  # type: ignore[arg-type]
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         start = self._stack.pop()
         computed = self.provider._computed
         key = id(node)
         if key not in computed:  # a syntactic position recorded inside wins
-            computed[key] = (node, start, (self.line, self.column))
+            computed[key] = (node, start, (self.line, self.column))  # type: ignore[index]
 
     def record_syntactic_position(  # type: ignore[override]
         self,
@@ -152,7 +153,7 @@ class LazyPositionProvider(BaseMetadataProvider[CodeRange]):
         module = wrapper.module
 
         def fill() -> _Entries:
-            self._computed: _Entries = {}
+            self._computed: _Entries = {}  # type: ignore[assignment]
             self._gen_impl(module)
             return self._computed
 

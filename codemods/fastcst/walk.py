@@ -54,21 +54,33 @@ def node_types(*bases: type) -> frozenset[type]:
 #: whitespace, comments, operators and brackets: nodes that hold only nodes of these kinds
 TRIVIA = node_types(
     *(
-        value for module in (libcst_op, libcst_whitespace) for value in vars(module).values()
+        value
+        for module in (libcst_op, libcst_whitespace)
+        for value in vars(module).values()
         if isinstance(value, type) and issubclass(value, cst.CSTNode) and value.__module__ == module.__name__
     ),
-    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
-    cst.LeftCurlyBrace, cst.RightCurlyBrace,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
 )
 
 #: the nodes a statement can be inside of (a simple line holds small statements only)
 STATEMENT_HOLDERS = node_types(
-    cst.Module, cst.BaseSuite, cst.BaseCompoundStatement, cst.ExceptHandler, cst.ExceptStarHandler,
-    cst.Else, cst.Finally, cst.MatchCase,
+    cst.Module,
+    cst.BaseSuite,
+    cst.BaseCompoundStatement,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Else,
+    cst.Finally,
+    cst.MatchCase,
 )
 
 
-def _visit_order(cls: type) -> Optional[tuple[str, ...]]:
+def _visit_order(cls: type[cst.CSTNode]) -> Optional[tuple[str, ...]]:
     """The constructor keywords of ``cls._visit_and_replace_children``, in order; None: unknown shape."""
     try:
         source = textwrap.dedent(inspect.getsource(cls._visit_and_replace_children))
@@ -91,8 +103,10 @@ def _constructs(func: ast.expr, cls: type) -> bool:
     if isinstance(func, ast.Name):
         return func.id == cls.__name__
     return (
-        isinstance(func, ast.Attribute) and func.attr == "__class__"
-        and isinstance(func.value, ast.Name) and func.value.id == "self"
+        isinstance(func, ast.Attribute)
+        and func.attr == "__class__"
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "self"
     )
 
 
@@ -204,7 +218,8 @@ _HOOK_NAMES: dict[type, Optional[tuple[str, ...]]] = {}
 def _hook_names(cls: type) -> Optional[tuple[str, ...]]:
     if cls not in _HOOK_NAMES:
         names = tuple(
-            name for name in dir(cls)
+            name
+            for name in dir(cls)
             if name.startswith(("visit_", "leave_")) and not getattr(getattr(cls, name), "_is_no_op", False)
         )
         _HOOK_NAMES[cls] = None if _has_attribute_hooks(cls) else names
@@ -256,7 +271,7 @@ def _walk_with_hooks(
 class ReadOnlyMetadataWrapper(MetadataWrapper):
     """A MetadataWrapper whose batchable providers are computed by :func:`visit_batched`."""
 
-    def visit_batched(  # type: ignore[override]
+    def visit_batched(
         self,
         visitors: Iterable[cst.BatchableCSTVisitor],
         before_visit: Optional[Callable[[cst.CSTNode], None]] = None,
@@ -276,7 +291,7 @@ class ParentProvider(ParentNodeProvider):
     """libcst's ``ParentNodeProvider`` (each node's parent), from one read-only walk."""
 
     def visit_Module(self, node: cst.Module) -> None:
-        stack = [node]
+        stack: list[cst.CSTNode] = [node]
         while stack:
             parent = stack.pop()
             for child in children(parent):

@@ -11,10 +11,11 @@ node unchanged.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Iterator, Optional, Union
+from typing import Any, ClassVar, Collection, Iterator, Optional, Union
 
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
+from libcst.metadata.base_provider import ProviderT
 
 from codemods.analysis.bindings import DeclareHelperNonlocals
 from codemods.analysis.breaks import BreakProvider, BreakReason, find_breaks
@@ -121,6 +122,7 @@ class RuleOptions(RuleSettings):
 #: statements whose finding a suppression on one of their breaks also covers
 _HOLDERS = (cst.For, cst.While, cst.With, cst.Try, cst.TryStar)
 
+
 class Rule(Codemod, cst.CSTTransformer):
     """Base class of every gbfix rule.
 
@@ -140,7 +142,7 @@ class Rule(Codemod, cst.CSTTransformer):
     #: codes of rules this one leaves some of its sites to, when they are active
     #: (:meth:`defers_to`); ``gbfix rules`` and the registry's tests read it
     DEFERS_TO: ClassVar[tuple[str, ...]] = ()
-    METADATA_DEPENDENCIES = (LazyPositionProvider,)
+    METADATA_DEPENDENCIES: ClassVar[Collection[ProviderT]] = (LazyPositionProvider,)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -247,8 +249,14 @@ class Rule(Codemod, cst.CSTTransformer):
 
 #: what a statement-only walk reaches: statements, blocks and the parts of compound statements
 _STATEMENT_LEVEL = (
-    cst.Module, cst.BaseStatement, cst.BaseSuite, cst.ExceptHandler, cst.ExceptStarHandler,
-    cst.Else, cst.Finally, cst.MatchCase,
+    cst.Module,
+    cst.BaseStatement,
+    cst.BaseSuite,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Else,
+    cst.Finally,
+    cst.MatchCase,
 )
 
 
@@ -257,7 +265,7 @@ def _hook_never_called(name: str) -> bool:
     for prefix in ("visit_", "leave_"):
         if not name.startswith(prefix):
             continue
-        parts = name[len(prefix):].split("_")
+        parts = name[len(prefix) :].split("_")
         for end in range(len(parts), 0, -1):
             node_class = getattr(cst, "_".join(parts[:end]), None)
             if isinstance(node_class, type) and issubclass(node_class, cst.CSTNode):
@@ -304,15 +312,11 @@ class FunctionScopedRule(Rule):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.functions.append(None)
 
-    def leave_ClassDef(
-        self, original_node: cst.ClassDef, updated_node: cst.ClassDef
-    ) -> cst.ClassDef:
+    def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
         self.functions.pop()
         return updated_node
 
-    def leave_FunctionDef(
-        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
-    ) -> cst.FunctionDef:
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         self.functions.pop()
         return updated_node
 

@@ -29,13 +29,12 @@ from codemods.rules.base import FunctionScopedRule
 Block = Union[cst.With, cst.Try]
 
 
-
 class BlockRule(FunctionScopedRule):
     METADATA_DEPENDENCIES = (LazyPositionProvider, BreakProvider, NameScopeProvider)
     #: the helper name kind, ``with`` or ``try``
     KIND: str = ""
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         #: per enclosing function: the block statements we are inside that break
         self.open_blocks: list[int] = []
@@ -44,9 +43,7 @@ class BlockRule(FunctionScopedRule):
         super().visit_FunctionDef(node)
         self.open_blocks.append(0)
 
-    def leave_FunctionDef(
-        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
-    ) -> cst.FunctionDef:
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         self.open_blocks.pop()
         return super().leave_FunctionDef(original_node, updated_node)
 
@@ -126,10 +123,7 @@ def split_index(body: Sequence[cst.BaseStatement], breaking: Sequence[BreakSite]
     A split needs the break to be a statement of the block's own body, not
     buried in an ``if`` or a loop inside it.
     """
-    holders = {
-        i for i, stmt in enumerate(body)
-        for site in breaking if _contains(stmt, site.node)
-    }
+    holders = {i for i, stmt in enumerate(body) for site in breaking if _contains(stmt, site.node)}
     if len(holders) != 1:
         return None
     index = holders.pop()

@@ -54,7 +54,7 @@ Fix safety
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Union, cast
 
 import libcst as cst
 
@@ -78,13 +78,7 @@ class UnrollLoop(LoopRule):
     EXAMPLES = (
         Example(
             before=(
-                "import torch\n"
-                "\n"
-                "def f(x):\n"
-                "    for i in range(2):\n"
-                "        x = x + 1\n"
-                "        print(i)\n"
-                "    return x\n"
+                "import torch\n\ndef f(x):\n    for i in range(2):\n        x = x + 1\n        print(i)\n    return x\n"
             ),
             after=(
                 "import torch\n"
@@ -134,11 +128,16 @@ class UnrollLoop(LoopRule):
                 self.report(original_node, message, "none", note=f"not unrolled: {plan.reason}")
             return updated_node
         converter = FStringsToFormat()
-        body = [stmt.visit(ReplaceLoopControl()).visit(converter) for stmt in body]  # type: ignore[misc]
+        body = [
+            cast(cst.BaseStatement, cast(cst.BaseStatement, stmt.visit(ReplaceLoopControl())).visit(converter))
+            for stmt in body
+        ]
         if converter.error:
             if not self.defers_to("GBF002"):
                 self.report(
-                    original_node, message, "none",
+                    original_node,
+                    message,
+                    "none",
                     note=f"not unrolled: {converter.error} would not compile after unrolling",
                 )
             return updated_node

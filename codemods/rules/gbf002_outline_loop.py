@@ -107,7 +107,7 @@ class OutlineLoop(LoopRule):
         ),
     )
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         #: per enclosing function, how many loops we are inside
         self.loop_depth: list[int] = []
@@ -116,9 +116,7 @@ class OutlineLoop(LoopRule):
         super().visit_FunctionDef(node)
         self.loop_depth.append(0)
 
-    def leave_FunctionDef(
-        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
-    ) -> cst.FunctionDef:
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         self.loop_depth.pop()
         return super().leave_FunctionDef(original_node, updated_node)
 
@@ -132,10 +130,10 @@ class OutlineLoop(LoopRule):
     def visit_While(self, node: cst.While) -> None:
         self._enter()
 
-    def leave_For(self, original_node: cst.For, updated_node: cst.For):  # type: ignore[no-untyped-def]
+    def leave_For(self, original_node: cst.For, updated_node: cst.For):
         return self._leave_loop(original_node, updated_node)
 
-    def leave_While(self, original_node: cst.While, updated_node: cst.While):  # type: ignore[no-untyped-def]
+    def leave_While(self, original_node: cst.While, updated_node: cst.While):
         return self._leave_loop(original_node, updated_node)
 
     def _unrollable(self, loop: Loop, func: cst.FunctionDef) -> bool:
@@ -144,7 +142,7 @@ class OutlineLoop(LoopRule):
         plan = plan_unroll(loop, func, body_statements(loop.body), self.options.unroll_max_trips)
         return isinstance(plan, UnrollPlan)
 
-    def _leave_loop(self, original: Loop, updated: Loop):  # type: ignore[no-untyped-def]
+    def _leave_loop(self, original: Loop, updated: Loop):
         if self.loop_depth:
             self.loop_depth[-1] -= 1
         func = self.enclosing

@@ -69,6 +69,7 @@ from typing import Optional, Sequence, Union
 import libcst as cst
 
 from codemods.analysis.catalogue import RESUMABLE_CONTEXT_MANAGERS
+from codemods.analysis.fix_safety import Safety
 from codemods.analysis.nodes import body_statements
 from codemods.rules.base import Example, Prefilter
 from codemods.rules.block_rule import BlockRule, split_index, with_body
@@ -121,14 +122,7 @@ class SplitWith(BlockRule):
             ),
         ),
         Example(
-            before=(
-                "import torch\n"
-                "\n"
-                "def f(x):\n"
-                "    with torch.no_grad():\n"
-                "        print(x)\n"
-                "    return x\n"
-            ),
+            before=("import torch\n\ndef f(x):\n    with torch.no_grad():\n        print(x)\n    return x\n"),
             after=None,
         ),
     )
@@ -137,9 +131,7 @@ class SplitWith(BlockRule):
         super().visit_Module(node)
         #: per enclosing function: how many ``try`` bodies we are inside
         self.try_bodies: list[int] = []
-        self.classes = {
-            stmt.name.value: stmt for stmt in node.body if isinstance(stmt, cst.ClassDef)
-        }
+        self.classes = {stmt.name.value: stmt for stmt in node.body if isinstance(stmt, cst.ClassDef)}
 
     # -- which managers ---------------------------------------------------------
     def manager_names(self, item: cst.WithItem) -> set[str]:
@@ -176,9 +168,7 @@ class SplitWith(BlockRule):
         super().visit_FunctionDef(node)
         self.try_bodies.append(0)
 
-    def leave_FunctionDef(
-        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
-    ) -> cst.FunctionDef:
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         self.try_bodies.pop()
         return super().leave_FunctionDef(original_node, updated_node)
 
@@ -214,20 +204,23 @@ class SplitWith(BlockRule):
             where = f"{sites[0].reason.describe()}, line {self.line_of(sites[0].node)}"
         else:
             where = f"`{dunder}` itself breaks"
-        message = (
-            f"graph break inside a `with` block ({where}) makes Dynamo skip `{func.name.value}`"
-        )
+        message = f"graph break inside a `with` block ({where}) makes Dynamo skip `{func.name.value}`"
         reason = self.split_refusal(original_node, sites, dunder)
         if reason is None:
             safe = all(self.reentrant(i) or self.resumable(i) for i in original_node.items)
             if safe or self.options.fix_mode == "unsafe":
-                fix = "safe" if safe else "unsafe"
+                fix: Safety = "safe" if safe else "unsafe"
                 note = "" if safe else _UNSAFE_WHY
                 if self.report(original_node, message, fix, note=note):
                     return cst.FlattenSentinel(self.split(original_node, updated_node, sites))
                 return updated_node
-            return self.outline(original_node, updated_node, func, message,
-                                unsafe_alternative=f"split the block around the break ({_UNSAFE_WHY})")
+            return self.outline(
+                original_node,
+                updated_node,
+                func,
+                message,
+                unsafe_alternative=f"split the block around the break ({_UNSAFE_WHY})",
+            )
         return self.outline(original_node, updated_node, func, message)
 
     # -- splitting ----------------------------------------------------------------
@@ -257,7 +250,7 @@ class SplitWith(BlockRule):
         index = split_index(body_statements(original.body), sites)
         assert index is not None
         body = body_statements(updated.body)
-        before, breaking, after = body[:index], body[index], body[index + 1:]
+        before, breaking, after = body[:index], body[index], body[index + 1 :]
         out: list[cst.BaseStatement] = []
         if before:
             out.append(updated.with_changes(body=with_body(updated.body, before)))

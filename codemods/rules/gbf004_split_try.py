@@ -141,14 +141,7 @@ class SplitTry(BlockRule):
             ),
         ),
         Example(
-            before=(
-                "def f(x):\n"
-                "    try:\n"
-                "        x = x + 1\n"
-                "    except ValueError:\n"
-                "        print(x)\n"
-                "    return x\n"
-            ),
+            before=("def f(x):\n    try:\n        x = x + 1\n    except ValueError:\n        print(x)\n    return x\n"),
             after=None,
         ),
     )
@@ -204,8 +197,7 @@ class SplitTry(BlockRule):
         where = f"{sites[0].reason.describe()}, line {self.line_of(sites[0].node)}"
         message = f"graph break inside a `try` block ({where}) makes Dynamo skip `{func.name.value}`"
         if plan.split_at is None:
-            return self.outline(original_node, updated_node, func, message,
-                                unsafe_alternative=plan.unsafe_alternative)
+            return self.outline(original_node, updated_node, func, message, unsafe_alternative=plan.unsafe_alternative)
         note = "" if plan.safe else _UNSAFE_WHY
         if self.report(original_node, message, "safe" if plan.safe else "unsafe", note=note):
             return cst.FlattenSentinel(self.split(updated_node, plan.split_at))
@@ -266,7 +258,7 @@ class SplitTry(BlockRule):
 
     def split(self, updated: cst.Try, index: int) -> list[cst.BaseStatement]:
         body = body_statements(updated.body)
-        before, breaking, after = body[:index], body[index], body[index + 1:]
+        before, breaking, after = body[:index], body[index], body[index + 1 :]
         out: list[cst.BaseStatement] = []
         guarded: list[cst.BaseStatement] = [breaking.with_changes(leading_lines=())]
         if after:
@@ -278,11 +270,13 @@ class SplitTry(BlockRule):
         else:
             flag = self.names.fresh("ok")
             out.append(_assign(flag, "False"))
-            out.append(updated.with_changes(
-                body=with_body(updated.body, [*before, _assign(flag, "True")]),
-                orelse=None,
-                leading_lines=(),
-            ))
+            out.append(
+                updated.with_changes(
+                    body=with_body(updated.body, [*before, _assign(flag, "True")]),
+                    orelse=None,
+                    leading_lines=(),
+                )
+            )
             out.append(cst.If(test=cst.Name(flag), body=cst.IndentedBlock(guarded)))
         out[0] = out[0].with_changes(leading_lines=updated.leading_lines)
         return out
@@ -300,9 +294,7 @@ def _cannot_raise(stmt: cst.BaseStatement, rule: BlockRule, bound: Callable[[str
     """
     if not isinstance(stmt, cst.SimpleStatementLine):
         return False
-    return all(
-        isinstance(small, cst.Expr) and _plain(small.value, rule, bound, top=True) for small in stmt.body
-    )
+    return all(isinstance(small, cst.Expr) and _plain(small.value, rule, bound, top=True) for small in stmt.body)
 
 
 def _plain(expr: cst.BaseExpression, rule: BlockRule, bound: Callable[[str], bool], top: bool = False) -> bool:
@@ -326,14 +318,12 @@ def _plain(expr: cst.BaseExpression, rule: BlockRule, bound: Callable[[str], boo
     if isinstance(expr, cst.FormattedString):
         return all(
             _plain(part.expression, rule, bound)
-            for part in expr.parts if isinstance(part, cst.FormattedStringExpression)
+            for part in expr.parts
+            if isinstance(part, cst.FormattedStringExpression)
         )
     if isinstance(expr, (cst.Tuple, cst.List)):
         return all(_plain(e.value, rule, bound) for e in expr.elements)
     return False
 
 
-_UNSAFE_WHY = (
-    "the breaking statement runs outside the handlers, so an exception it "
-    "raises is no longer caught"
-)
+_UNSAFE_WHY = "the breaking statement runs outside the handlers, so an exception it raises is no longer caught"

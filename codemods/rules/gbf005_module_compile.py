@@ -87,7 +87,7 @@ class ModuleCompile(PlacementRule):
                 "\n"
                 "\n"
                 "model = Net()\n"
-                "model = torch.compile(model, mode=\"max-autotune\")\n"
+                'model = torch.compile(model, mode="max-autotune")\n'
             ),
             after=(
                 "import torch\n"
@@ -100,15 +100,11 @@ class ModuleCompile(PlacementRule):
                 "\n"
                 "\n"
                 "model = Net()\n"
-                "model.compile(mode=\"max-autotune\")\n"
+                'model.compile(mode="max-autotune")\n'
             ),
         ),
         Example(
-            before=(
-                "import torch\n"
-                "\n"
-                "model = torch.compile(load_model())\n"
-            ),
+            before=("import torch\n\nmodel = torch.compile(load_model())\n"),
             after=None,
         ),
         Example(
@@ -142,45 +138,77 @@ class ModuleCompile(PlacementRule):
             return
         if nested_with_wrapper(call, obj, facts):
             if not self.defers_to("GBF006"):
-                self.report(call, self.message(obj), "none",
-                            note="not fixed: DDP/FSDP and torch.compile are nested (GBF006 fixes that)")
+                self.report(
+                    call,
+                    self.message(obj),
+                    "none",
+                    note="not fixed: DDP/FSDP and torch.compile are nested (GBF006 fixes that)",
+                )
             return
         evidence = facts.evidence(obj)
         if evidence is not None and evidence.wrapper:
             if not self.defers_to("GBF006"):
-                self.report(call, self.message(obj), "none",
-                            note="not fixed: it compiles a DDP/FSDP wrapper (GBF006 compiles the inner module)")
+                self.report(
+                    call,
+                    self.message(obj),
+                    "none",
+                    note="not fixed: it compiles a DDP/FSDP wrapper (GBF006 compiles the inner module)",
+                )
             return
         line, small = self.assignment_of(call)
         if evidence is None or not evidence.is_module:
             if small is not None or evidence is not None:
-                self.report(call, self.message(obj, known=False), "none",
-                            note=f"not fixed: nothing in this file shows that `{self.shown(obj)}` is an nn.Module")
+                self.report(
+                    call,
+                    self.message(obj, known=False),
+                    "none",
+                    note=f"not fixed: nothing in this file shows that `{self.shown(obj)}` is an nn.Module",
+                )
             return
         if any(a.star == "*" for a in call.args):
             self.report(call, self.message(obj), "none", note="not fixed: `*args` passed to torch.compile")
             return
         if isinstance(self.facts.parent(call), cst.AnnAssign):
-            self.report(call, self.message(obj), "none",
-                        note="not fixed: an annotated assignment (the annotation would have to go)")
+            self.report(
+                call,
+                self.message(obj),
+                "none",
+                note="not fixed: an annotated assignment (the annotation would have to go)",
+            )
             return
         if self.wrapper_used:
-            self.report(call, self.message(obj), "none",
-                        note="not fixed: this file uses `_orig_mod`/`OptimizedModule`, so it relies on the wrapper")
+            self.report(
+                call,
+                self.message(obj),
+                "none",
+                note="not fixed: this file uses `_orig_mod`/`OptimizedModule`, so it relies on the wrapper",
+            )
             return
         if small is not None and line is None:
-            self.report(call, self.message(obj), "none",
-                        note="not fixed: the assignment is in a one-line block; give it its own line")
+            self.report(
+                call,
+                self.message(obj),
+                "none",
+                note="not fixed: the assignment is in a one-line block; give it its own line",
+            )
             return
         if small is None or line is None:
-            self.report(call, self.message(obj), "none",
-                        note="not fixed: the compiled module is used in the same expression; "
-                             f"call `{self.shown(obj)}.compile()` once and use `{self.shown(obj)}`")
+            self.report(
+                call,
+                self.message(obj),
+                "none",
+                note="not fixed: the compiled module is used in the same expression; "
+                f"call `{self.shown(obj)}.compile()` once and use `{self.shown(obj)}`",
+            )
             return
         self.plan_assignment(call, arg, line, small, evidence)
 
     def plan_assignment(
-        self, call: cst.Call, arg: cst.Arg, line: cst.SimpleStatementLine, small: cst.Assign,
+        self,
+        call: cst.Call,
+        arg: cst.Arg,
+        line: cst.SimpleStatementLine,
+        small: cst.Assign,
         evidence: Evidence,
     ) -> None:
         obj = arg.value
@@ -192,8 +220,9 @@ class ModuleCompile(PlacementRule):
                 self.edits.swap(line, small, compiled)
             return
         if len(line.body) != 1 or dotted_name(target) is None:
-            self.report(call, self.message(obj), "none",
-                        note="not fixed: the assignment shares its line or unpacks its target")
+            self.report(
+                call, self.message(obj), "none", note="not fixed: the assignment shares its line or unpacks its target"
+            )
             return
         if dotted_name(obj) is not None:
             if verdict.fix == "safe" and self.used_elsewhere(obj, line):
@@ -205,9 +234,7 @@ class ModuleCompile(PlacementRule):
         if self.report(call, self.message(obj), verdict.fix, note=verdict.note):
             self.edits.replace(line, [assign(target, obj), method_call(target, "compile", call, arg)])
 
-    def assignment_of(
-        self, call: cst.Call
-    ) -> tuple[Optional[cst.SimpleStatementLine], Optional[cst.Assign]]:
+    def assignment_of(self, call: cst.Call) -> tuple[Optional[cst.SimpleStatementLine], Optional[cst.Assign]]:
         """The line and ``x = torch.compile(...)`` statement when the call is its whole value."""
         small = self.facts.parent(call)
         if not isinstance(small, cst.Assign) or small.value is not call or len(small.targets) != 1:
@@ -255,10 +282,15 @@ class ModuleCompile(PlacementRule):
     def message(self, obj: cst.BaseExpression, known: bool = True) -> str:
         name = dotted_name(obj)
         if name is None:
-            target = self.facts.parent(self.facts.parent(self.facts.parent(obj)))
+            arg = self.facts.parent(obj)
+            call = self.facts.parent(arg) if arg is not None else None
+            target = self.facts.parent(call) if call is not None else None
             named = (
-                dotted_name(target.targets[0].target) if isinstance(target, cst.Assign)
-                else dotted_name(target.target) if isinstance(target, cst.AnnAssign) else None
+                dotted_name(target.targets[0].target)
+                if isinstance(target, cst.Assign)
+                else dotted_name(target.target)
+                if isinstance(target, cst.AnnAssign)
+                else None
             )
             name = named or "model"
         if not known:
@@ -270,4 +302,3 @@ class ModuleCompile(PlacementRule):
             f"`torch.compile({self.shown(obj)})` wraps the module in an OptimizedModule "
             f"(type changes, state_dict keys gain `_orig_mod.`); use `{name}.compile()`"
         )
-

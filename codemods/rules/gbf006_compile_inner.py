@@ -50,6 +50,7 @@ from typing import Optional, Union
 import libcst as cst
 
 from codemods.analysis.compile_sites import ALL_WRAPPERS, compile_sites, safety_of
+from codemods.analysis.fix_safety import Safety
 from codemods.analysis.module_evidence import Evidence, module_argument
 from codemods.analysis.nodes import dotted_name
 from codemods.analysis.statement_edits import assign, method_call
@@ -138,7 +139,8 @@ class CompileInner(PlacementRule):
 
     def wrapper_calls(self, module: cst.Module) -> list[cst.Call]:
         return [
-            node for node in walk.descendants(module)
+            node
+            for node in walk.descendants(module)
             if type(node) is cst.Call and self.facts.qualified(node.func) & ALL_WRAPPERS
         ]
 
@@ -202,6 +204,7 @@ class CompileInner(PlacementRule):
             self.report(site.outer, message, "none", note=f"not fixed: {refusal}")
             return
         evidence = self.facts.evidence(site.inner)
+        fix: Safety
         if evidence is None:
             fix, note = "unsafe", "the inner module's class is not known here"
         else:
@@ -214,9 +217,7 @@ class CompileInner(PlacementRule):
         self.edits.replace(line, self.rewritten(site, small))
 
     def refusal(self, site: Site) -> str:
-        if any(a.star == "*" for a in site.compile_call.args) or any(
-            a.star == "*" for a in site.wrapper_call.args
-        ):
+        if any(a.star == "*" for a in site.compile_call.args) or any(a.star == "*" for a in site.wrapper_call.args):
             return "`*args` in the call"
         small, line = self.statement_of(site.outer)
         if small is None or line is None or len(line.body) != 1:
@@ -246,9 +247,7 @@ class CompileInner(PlacementRule):
         out.append(small.with_changes(value=wrapper))
         return out
 
-    def statement_of(
-        self, call: cst.Call
-    ) -> tuple[Optional[Statement], Optional[cst.SimpleStatementLine]]:
+    def statement_of(self, call: cst.Call) -> tuple[Optional[Statement], Optional[cst.SimpleStatementLine]]:
         small = self.facts.parent(call)
         if not isinstance(small, (cst.Assign, cst.Expr, cst.Return)) or small.value is not call:
             return None, None

@@ -66,15 +66,24 @@ from codemods.fastcst import walk
 from codemods.rules.base import Example, Prefilter
 from codemods.rules.placement_rule import PlacementRule
 
-STRICT_SWITCHES = frozenset({
-    "torch._dynamo.error_on_graph_break",
-    "torch.compiler.error_on_graph_break",
-})
+STRICT_SWITCHES = frozenset(
+    {
+        "torch._dynamo.error_on_graph_break",
+        "torch.compiler.error_on_graph_break",
+    }
+)
 #: calls whose arguments must not be a wrapped module (they copy or pickle it)
-_COPIERS = frozenset({
-    "copy.deepcopy", "copy.copy", "pickle.dump", "pickle.dumps", "torch.save",
-    "torch.jit.script", "torch.jit.trace",
-})
+_COPIERS = frozenset(
+    {
+        "copy.deepcopy",
+        "copy.copy",
+        "pickle.dump",
+        "pickle.dumps",
+        "torch.save",
+        "torch.jit.script",
+        "torch.jit.trace",
+    }
+)
 
 
 @dataclass
@@ -144,7 +153,7 @@ class ThirdPartyForward(PlacementRule):
         ),
     )
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.add_torch = False
 
@@ -209,8 +218,9 @@ class ThirdPartyForward(PlacementRule):
         for qualname in sorted(self.facts.imported(call.func)):
             why = self.breaking(qualname)
             if why is not None and callable_kind(qualname) != "class":
-                return Target(key, qualname, why, refusal="it is reached through its module; "
-                              "import it by name to wrap it")
+                return Target(
+                    key, qualname, why, refusal="it is reached through its module; import it by name to wrap it"
+                )
         return None
 
     def from_bindings(self, key: str, bindings: list[Binding], func: cst.BaseExpression) -> Optional[Target]:
@@ -219,8 +229,10 @@ class ThirdPartyForward(PlacementRule):
         for binding in bindings:
             if _is_none(binding.value):
                 continue
-            if binding.value is None and isinstance(binding.statement, cst.SimpleStatementLine) and all(
-                isinstance(s, (cst.Import, cst.ImportFrom)) for s in binding.statement.body
+            if (
+                binding.value is None
+                and isinstance(binding.statement, cst.SimpleStatementLine)
+                and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in binding.statement.body)
             ):
                 found = self.imported_function(key, func, binding)
             elif isinstance(binding.value, cst.Call):
@@ -270,8 +282,10 @@ class ThirdPartyForward(PlacementRule):
                 continue
             line = binding.statement
             target = Target(key, qualname, why)
-            if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or not isinstance(
-                self.facts.parent(line), (cst.IndentedBlock, cst.Module)
+            if (
+                not isinstance(line, cst.SimpleStatementLine)
+                or len(line.body) != 1
+                or not isinstance(self.facts.parent(line), (cst.IndentedBlock, cst.Module))
             ):
                 target.refusal = "it is built in a statement gbfix cannot add a line after"
                 return target
@@ -295,9 +309,7 @@ class ThirdPartyForward(PlacementRule):
         for statement in getattr(block, "body", ()):
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
-                    if isinstance(small, cst.Assign) and any(
-                        dotted_name(t.target) == wanted for t in small.targets
-                    ):
+                    if isinstance(small, cst.Assign) and any(dotted_name(t.target) == wanted for t in small.targets):
                         return True
         return False
 
@@ -316,12 +328,18 @@ class ThirdPartyForward(PlacementRule):
         elif alias is None:
             fix, note = "none", "not fixed: `torch` is bound to something else in this file"
         elif not target.is_function and "." in target.key:
-            fix, note = "unsafe", (
-                "the wrapped forward refers to this object: copy.deepcopy of the owning model shares "
-                "the original's forward, and torch.save of the whole model cannot pickle it"
+            fix, note = (
+                "unsafe",
+                (
+                    "the wrapped forward refers to this object: copy.deepcopy of the owning model shares "
+                    "the original's forward, and torch.save of the whole model cannot pickle it"
+                ),
             )
         elif not target.is_function and target.key in self.copied:
-            fix, note = "unsafe", f"`{target.key}` is copied or pickled in this file; the wrapped forward would not follow"
+            fix, note = (
+                "unsafe",
+                f"`{target.key}` is copied or pickled in this file; the wrapped forward would not follow",
+            )
         lines = tuple(self.line_of(a) for a in target.anchors)
         if not self.report(call, message, fix, note=note, also_lines=lines):
             return
@@ -329,7 +347,7 @@ class ThirdPartyForward(PlacementRule):
         if alias == "":
             self.add_torch = True
             alias = "torch"
-        spelled = alias + switch[len("torch"):]
+        spelled = alias + switch[len("torch") :]
         for anchor in target.anchors:
             self.edits.insert_after(anchor, [_wrap_statement(target, spelled)])
 
@@ -350,7 +368,8 @@ class ThirdPartyForward(PlacementRule):
 def _wrap_statement(target: Target, switch: str) -> cst.SimpleStatementLine:
     key = target.key
     text = (
-        f"{key} = {switch}(False)({key})\n" if target.is_function
+        f"{key} = {switch}(False)({key})\n"
+        if target.is_function
         else f"{key}.forward = {switch}(False)({key}.forward)\n"
     )
     statement = cst.parse_statement(text)
@@ -361,14 +380,14 @@ def _wrap_statement(target: Target, switch: str) -> cst.SimpleStatementLine:
 def _short(path: str, top: str) -> str:
     """``pkg/mod.py`` for a file of package ``pkg``: stable across machines."""
     parts = os.path.normpath(path).split(os.sep)
-    return "/".join(parts[parts.index(top):]) if top in parts else os.path.basename(path)
+    return "/".join(parts[parts.index(top) :]) if top in parts else os.path.basename(path)
 
 
 def _is_none(value: Optional[cst.BaseExpression]) -> bool:
     return isinstance(value, cst.Name) and value.value == "None"
 
 
-def _torch_alias(module: cst.Module, line_of) -> tuple[Optional[str], Optional[int]]:  # type: ignore[no-untyped-def]
+def _torch_alias(module: cst.Module, line_of) -> tuple[Optional[str], Optional[int]]:
     """The module-level name ``torch`` is imported as, and the line, if any."""
     for statement in module.body:
         if not isinstance(statement, cst.SimpleStatementLine):

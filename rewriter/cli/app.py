@@ -64,7 +64,7 @@ def resolve_settings(
         )
     except ConfigError as exc:
         err(f"gbfix: error: {exc}")
-        raise typer.Exit(EXIT_ERROR)
+        raise typer.Exit(EXIT_ERROR) from None
     return settings
 
 
@@ -117,7 +117,7 @@ def with_recorded_breaks(
         sites = load_sites(trace, all_logs, log)
     except TraceError as exc:
         err(f"gbfix: error: {exc}")
-        raise typer.Exit(EXIT_ERROR)
+        raise typer.Exit(EXIT_ERROR) from None
     placements = place_sites(sites, files)
     if not quiet:
         for site, why in placements.unmatched:
@@ -127,6 +127,7 @@ def with_recorded_breaks(
     for path, lines in placements.recorded_breaks().items():
         recorded[path] = recorded.get(path, frozenset()) | lines
     return with_overrides(
-        settings, recorded_breaks=recorded,
+        settings,
+        recorded_breaks=recorded,
         recorded_third_party=settings.recorded_third_party | third_party_callables(sites),
     )

@@ -43,8 +43,7 @@ def _notes(result: FileResult, dry_run: bool) -> None:
         if f.applied:
             continue
         if f.fix == "unsafe":
-            err(f"{name}:{f.line}:{f.col}: {f.code} unsafe fix not applied "
-                f"(use --unsafe-fixes): {f.note or f.message}")
+            err(f"{name}:{f.line}:{f.col}: {f.code} unsafe fix not applied (use --unsafe-fixes): {f.note or f.message}")
         elif f.fix == "none" and f.note:
             err(f"{name}:{f.line}:{f.col}: {f.code} {f.message}; {f.note}")
 
@@ -60,7 +59,9 @@ def apply(
     unsafe_fixes: bool = typer.Option(
         False, "--unsafe-fixes", help="Also apply fixes that can change behaviour (see `gbfix rules`)."
     ),
-    select: Optional[str] = typer.Option(None, "--select", help="Only these rule codes (comma-separated, prefixes allowed)."),
+    select: Optional[str] = typer.Option(
+        None, "--select", help="Only these rule codes (comma-separated, prefixes allowed)."
+    ),
     ignore: Optional[str] = typer.Option(None, "--ignore", help="Skip these rule codes."),
     exclude: Optional[List[str]] = typer.Option(
         None, "--exclude", help="Glob (gitignore syntax) of paths to skip; repeatable."
@@ -70,10 +71,14 @@ def apply(
     config: Optional[str] = typer.Option(None, "--config", help="pyproject.toml to read instead of the nearest one."),
     force_exclude: bool = typer.Option(False, "--force-exclude", help=FORCE_EXCLUDE_HELP),
     verify: bool = typer.Option(
-        False, "--verify", help="Compile each changed file before and after (see `gbfix verify`) and write "
-        "only rewrites that pass; entries from [[tool.gbfix.verify]] or --entry/--inputs."
+        False,
+        "--verify",
+        help="Compile each changed file before and after (see `gbfix verify`) and write "
+        "only rewrites that pass; entries from [[tool.gbfix.verify]] or --entry/--inputs.",
     ),
-    entry: Optional[str] = typer.Option(None, "--entry", help="With --verify: MODULE:ATTR to call for every changed file."),
+    entry: Optional[str] = typer.Option(
+        None, "--entry", help="With --verify: MODULE:ATTR to call for every changed file."
+    ),
     inputs: Optional[str] = typer.Option(None, "--inputs", help="With --verify: MODULE:FN returning the arguments."),
     trace: Optional[str] = typer.Option(None, "--trace", help=TRACE_HELP),
     all_logs: bool = typer.Option(False, "--all-logs", help=ALL_LOGS_HELP),

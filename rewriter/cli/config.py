@@ -63,7 +63,9 @@ def settings_json(settings: Settings) -> dict:
 
 def config(
     path: str = typer.Argument(".", help="Where to look for pyproject.toml (this directory and its parents)."),
-    config_file: Optional[str] = typer.Option(None, "--config", help="pyproject.toml to read instead of the nearest one."),
+    config_file: Optional[str] = typer.Option(
+        None, "--config", help="pyproject.toml to read instead of the nearest one."
+    ),
     select: Optional[str] = typer.Option(None, "--select", help="Override select (comma-separated codes)."),
     ignore: Optional[str] = typer.Option(None, "--ignore", help="Override ignore (comma-separated codes)."),
     exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Add an exclude glob; repeatable."),

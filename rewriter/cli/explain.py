@@ -17,9 +17,7 @@ def explain(
     entry: str = typer.Option(
         ..., "--entry", help="MODULE:ATTR to call: a function, an nn.Module instance, or an nn.Module class."
     ),
-    inputs: str = typer.Option(
-        ..., "--inputs", help="MODULE:FN returning the tuple of arguments (may take `device`)."
-    ),
+    inputs: str = typer.Option(..., "--inputs", help="MODULE:FN returning the tuple of arguments (may take `device`)."),
     device: str = typer.Option("auto", "--device", help="auto (CUDA when available), cpu or cuda."),
     backend: str = typer.Option("eager", "--backend", help="eager, aot_eager or inductor."),
     as_json: bool = typer.Option(False, "--json", help="Print the explanation as JSON."),
@@ -39,11 +37,11 @@ def explain(
             err(exc.traceback.rstrip("\n"))
         elif exc.log:
             err(exc.log.rstrip("\n"))
-        raise typer.Exit(EXIT_ERROR)
+        raise typer.Exit(EXIT_ERROR) from None
     if as_json:
         sys.stdout.write(json.dumps(explanation.to_dict(), indent=2) + "\n")
     else:
         sys.stdout.write(render(explanation))
     sys.stdout.flush()
     skipped = explanation.skipped or (explanation.stats is not None and explanation.stats.frames_skipped)
-    raise typer.Exit(EXIT_FINDINGS if skipped else EXIT_CLEAN)
+    raise typer.Exit(EXIT_FINDINGS if skipped else EXIT_CLEAN) from None

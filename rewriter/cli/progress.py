@@ -64,9 +64,7 @@ class Progress:
         filled = int(fraction * _WIDTH)
         elapsed = now - self._start
         eta = f", {elapsed / fraction - elapsed:.0f}s left" if 0 < fraction < 1 and elapsed > 1 else ""
-        self.stream.write(
-            f"\r\033[K[{'#' * filled}{'.' * (_WIDTH - filled)}] {self.done}/{self.total} files{eta}"
-        )
+        self.stream.write(f"\r\033[K[{'#' * filled}{'.' * (_WIDTH - filled)}] {self.done}/{self.total} files{eta}")
         self.stream.flush()
         self._shown = True
 

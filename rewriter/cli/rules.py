@@ -54,7 +54,7 @@ def rules(
         codes = parse_codes([code], "gbfix rules") if code else tuple(REGISTRY)
     except ConfigError as exc:
         err(f"gbfix: error: {exc}")
-        raise typer.Exit(EXIT_ERROR)
+        raise typer.Exit(EXIT_ERROR) from None
     if output_format == "json":
         typer.echo(json.dumps([_record(c) for c in codes], indent=2))
     elif output_format == "markdown":
@@ -63,4 +63,4 @@ def rules(
         typer.echo(rule_table(), nl=False)
     else:
         typer.echo("\n".join(rule_text(c) for c in codes), nl=False)
-    raise typer.Exit(EXIT_CLEAN)
+    raise typer.Exit(EXIT_CLEAN) from None

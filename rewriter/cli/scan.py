@@ -37,13 +37,15 @@ def _write(text: str, output: Optional[str]) -> None:
             handle.write(text)
     except OSError as exc:
         err(f"{output}: error: cannot write report: {exc.strerror or exc}")
-        raise typer.Exit(EXIT_ERROR)
+        raise typer.Exit(EXIT_ERROR) from None
 
 
 def scan(
     paths: List[str] = typer.Argument(..., help="Files or directories (searched for *.py)."),
     output_format: str = typer.Option(
-        "text", "--format", help="text (path:line:col: CODE message, then the fix safety), json, or sarif (SARIF 2.1.0)."
+        "text",
+        "--format",
+        help="text (path:line:col: CODE message, then the fix safety), json, or sarif (SARIF 2.1.0).",
     ),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the report to this file, not stdout."),
     statistics: bool = typer.Option(
@@ -52,8 +54,12 @@ def scan(
     report_unused_ignores: bool = typer.Option(
         False, "--report-unused-ignores", help="Also report `# gbfix: ignore` comments that suppress nothing."
     ),
-    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings (errors still exit 2)."),
-    select: Optional[str] = typer.Option(None, "--select", help="Only these rule codes (comma-separated, prefixes allowed)."),
+    exit_zero: bool = typer.Option(
+        False, "--exit-zero", help="Exit 0 even when there are findings (errors still exit 2)."
+    ),
+    select: Optional[str] = typer.Option(
+        None, "--select", help="Only these rule codes (comma-separated, prefixes allowed)."
+    ),
     ignore: Optional[str] = typer.Option(None, "--ignore", help="Skip these rule codes."),
     exclude: Optional[List[str]] = typer.Option(
         None, "--exclude", help="Glob (gitignore syntax) of paths to skip; repeatable."

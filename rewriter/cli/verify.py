@@ -55,15 +55,15 @@ def verify(
     entry: str = typer.Option(
         ..., "--entry", help="MODULE:ATTR to call: a function, an nn.Module instance, or an nn.Module class."
     ),
-    inputs: str = typer.Option(
-        ..., "--inputs", help="MODULE:FN returning the tuple of arguments (may take `device`)."
-    ),
+    inputs: str = typer.Option(..., "--inputs", help="MODULE:FN returning the tuple of arguments (may take `device`)."),
     before: Optional[str] = typer.Option(
         None, "--before", help="The original: a file or a git revision (default: the file at git HEAD)."
     ),
     device: str = typer.Option("auto", "--device", help="auto (CUDA when available), cpu or cuda."),
     backend: str = typer.Option("eager", "--backend", help="eager, aot_eager or inductor."),
-    rtol: Optional[float] = typer.Option(None, "--rtol", help="Relative tolerance for outputs (default: exact, or dtype-based for inductor)."),
+    rtol: Optional[float] = typer.Option(
+        None, "--rtol", help="Relative tolerance for outputs (default: exact, or dtype-based for inductor)."
+    ),
     atol: Optional[float] = typer.Option(None, "--atol", help="Absolute tolerance for outputs."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     timeout: float = typer.Option(600.0, "--timeout", help="Seconds both sides may take together."),
@@ -78,13 +78,14 @@ def verify(
         )
     except VerifyError as exc:
         report_error(exc, as_json)
-        raise typer.Exit(EXIT_ERROR)
+        raise typer.Exit(EXIT_ERROR) from None
     print_report(report, as_json)
-    raise typer.Exit(EXIT_CLEAN if report.passed else EXIT_FINDINGS)
+    raise typer.Exit(EXIT_CLEAN if report.passed else EXIT_FINDINGS) from None
 
 
-def verify_before_write(result: Changed, settings: Settings, entry: Optional[str], inputs: Optional[str],
-                        quiet: bool) -> FileResult:
+def verify_before_write(
+    result: Changed, settings: Settings, entry: Optional[str], inputs: Optional[str], quiet: bool
+) -> FileResult:
     """For `gbfix apply --verify`: the rewrite if proven, else a Failed record (the file is not written)."""
     targets = targets_for(result.path, settings, entry, inputs)
     name = display_path(result.path)

@@ -87,8 +87,7 @@ def _unused_ignores(text: str, outcome: Outcome, settings: Settings) -> tuple[Su
     unused = set(outcome.unused_suppressions) if outcome.parsed else {c.line for c in comments}
     active = set(settings.active_codes)
     return tuple(
-        c for c in comments
-        if c.line in unused and (not c.codes or c.codes & active or c.codes - set(REGISTRY))
+        c for c in comments if c.line in unused and (not c.codes or c.codes & active or c.codes - set(REGISTRY))
     )
 
 
@@ -172,7 +171,7 @@ def chunks_of(paths: Sequence[str], jobs: int) -> list[list[str]]:
     chunks: list[list[str]] = []
     current: list[str] = []
     filled = 0
-    for path, size in zip(paths, sizes):
+    for path, size in zip(paths, sizes, strict=False):
         if current and (filled + size > budget or len(current) == _CHUNK_FILES):
             chunks.append(current)
             current, filled = [], 0

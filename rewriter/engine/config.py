@@ -53,12 +53,25 @@ class Settings(RuleSettings):
 
 #: every key ``[tool.gbfix]`` accepts, in the order ``gbfix config`` prints them
 CONFIG_KEYS = (
-    "select", "ignore", "exclude", "unroll_max_trips", "torch_only", "reentrant_context_managers",
-    "first_party", "third_party", "breaking_third_party", "verify",
+    "select",
+    "ignore",
+    "exclude",
+    "unroll_max_trips",
+    "torch_only",
+    "reentrant_context_managers",
+    "first_party",
+    "third_party",
+    "breaking_third_party",
+    "verify",
 )
 _LIST_KEYS = {
-    "select", "ignore", "exclude", "reentrant_context_managers",
-    "first_party", "third_party", "breaking_third_party",
+    "select",
+    "ignore",
+    "exclude",
+    "reentrant_context_managers",
+    "first_party",
+    "third_party",
+    "breaking_third_party",
 }
 _KNOWN = set(CONFIG_KEYS)
 

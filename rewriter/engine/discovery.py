@@ -17,9 +17,7 @@ from typing import Iterable, Optional
 
 import pathspec
 
-_SKIP_DIRS = frozenset(
-    {"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"}
-)
+_SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"})
 
 
 @dataclass
@@ -92,7 +90,7 @@ def _walk(top, excluded, rel, add, found) -> None:
         if spec is not None:
             ignores.append((directory, spec))
 
-        def ignored(path: str, is_dir: bool) -> bool:
+        def ignored(path: str, is_dir: bool, directory: str = directory) -> bool:
             suffix = "/" if is_dir else ""
             if excluded.match_file(rel(path) + suffix):
                 return True

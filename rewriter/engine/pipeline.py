@@ -95,7 +95,7 @@ def _run_rules(
                 # and keep knowing which original comment each one is (same order).
                 options = replace(options, suppressions=parse_suppressions(new.code))
                 now = sorted(options.suppressions)
-                to_original = dict(zip(now, original)) if len(now) == len(original) else {}
+                to_original = dict(zip(now, original, strict=False)) if len(now) == len(original) else {}
             result = new
             if index < len(codes) - 1:
                 # A changed tree may share nodes between places: copy it for fresh
@@ -214,7 +214,7 @@ def follow_lines(old: str, new: str, lines: frozenset[int]) -> frozenset[int]:
         return lines
     a = [line.strip() for line in old.splitlines()]
     b = [line.strip() for line in new.splitlines()]
-    moved = set()
+    moved: set[int] = set()
     for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
             moved.update(n - i1 + j1 for n in lines if i1 < n <= i2)

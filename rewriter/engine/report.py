@@ -83,7 +83,9 @@ class ScanReport:
             self.diagnostics.append(Diagnostic(path, f.line, f.col, f.code, f.message, f.fix, f.note))
         if unused_ignores:
             for s in result.unused_ignores:
-                self.diagnostics.append(Diagnostic(path, s.line, s.col, UNUSED_IGNORE, _unused_message(s.codes), "none"))
+                self.diagnostics.append(
+                    Diagnostic(path, s.line, s.col, UNUSED_IGNORE, _unused_message(s.codes), "none")
+                )
 
     def sorted(self) -> list[Diagnostic]:
         return sorted(self.diagnostics, key=lambda d: (d.path, d.line, d.col, d.code))
@@ -188,12 +190,14 @@ def statistics(report: ScanReport) -> list[dict]:
     rows = []
     for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
         fixes = Counter(d.fix for d in report.diagnostics if d.code == code)
-        rows.append({
-            "code": code,
-            "name": rule_name(code),
-            "count": count,
-            "fix": {k: fixes.get(k, 0) for k in ("safe", "unsafe", "none")},
-        })
+        rows.append(
+            {
+                "code": code,
+                "name": rule_name(code),
+                "count": count,
+                "fix": {k: fixes.get(k, 0) for k in ("safe", "unsafe", "none")},
+            }
+        )
     return rows
 
 
@@ -289,9 +293,7 @@ def render_sarif(report: ScanReport, cwd: str = ".") -> str:
             }
         },
         "originalUriBaseIds": {"%SRCROOT%": {"uri": Path(cwd).as_uri() + "/"}},
-        "invocations": [
-            {"executionSuccessful": not report.errors, "toolExecutionNotifications": notifications}
-        ],
+        "invocations": [{"executionSuccessful": not report.errors, "toolExecutionNotifications": notifications}],
         # libcst counts columns in characters, not UTF-16 units
         "columnKind": "unicodeCodePoints",
         "results": results,

@@ -51,10 +51,13 @@ def suppression_comments(source: str) -> list[Suppression]:
         if match is None:
             continue
         codes = match.group(1) or ""
-        found.append(Suppression(
-            line, col + match.start(),
-            frozenset(c.strip().upper() for c in codes.split(",") if c.strip()),
-        ))
+        found.append(
+            Suppression(
+                line,
+                col + match.start(),
+                frozenset(c.strip().upper() for c in codes.split(",") if c.strip()),
+            )
+        )
     return found
 
 

@@ -21,7 +21,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional, Union
 
 from codemods.analysis.catalogue import (
     LOGGER_METHOD_NAMES,
@@ -89,7 +89,7 @@ class _Def:
     method: bool
     #: not inside a function: the unit a skeleton keeps or blanks
     unit: bool
-    node: ast.AST
+    node: Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 
 class ScreenFacts:
@@ -180,7 +180,7 @@ class ScreenFacts:
         """``node`` is a name that imports bind only to things outside the package ``top``."""
         if not isinstance(node, ast.Name):
             return False
-        paths = self.import_paths.get(node.id)
+        paths = self.import_paths.get(node.id) or set()
         return bool(paths) and all(p.split(".", 1)[0] not in (top, "*") for p in paths)
 
     # -- text ------------------------------------------------------------------------
@@ -194,7 +194,7 @@ class ScreenFacts:
         calls = self._raw_calls()
         if self._call_lines is None:
             self._call_lines = [line for line, _, _ in calls]
-        return calls[bisect_left(self._call_lines, first):bisect_right(self._call_lines, last or first)]
+        return calls[bisect_left(self._call_lines, first) : bisect_right(self._call_lines, last or first)]
 
     def _raw_calls(self) -> list[tuple[int, str, int]]:
         """(line, name, offset) of every identifier followed by ``(``."""
@@ -262,7 +262,7 @@ class ScreenFacts:
         #: statements a skeleton may blank: (first, last, statement, where: module/class/docstring)
         self.blankable: list[tuple[int, int, ast.stmt, str]] = []
         # (statement, inside a function?, the class whose body (or block in it) holds it)
-        stack: list[tuple[ast.stmt, bool, Optional[str]]] = [(s, False, None) for s in tree.body]
+        stack: list[tuple[Any, bool, Optional[str]]] = [(s, False, None) for s in tree.body]
         self._note_docstring(tree.body)
         top = {id(s) for s in tree.body}
         while stack:
@@ -279,8 +279,9 @@ class ScreenFacts:
                 self.blankable.append((first, last, node, "module" if id(node) in top else "class"))
             if cls in DEFS:
                 index = len(self.defs)
-                self.defs.append(_Def(first, last, node.name, owner is not None and not in_function,
-                                       not in_function, node))
+                self.defs.append(
+                    _Def(first, last, node.name, owner is not None and not in_function, not in_function, node)
+                )
                 if owner is not None:
                     self.members.setdefault(owner, {}).setdefault(node.name, []).append(index)
                 stack.extend((s, True, None) for s in node.body)
@@ -329,7 +330,8 @@ class ScreenFacts:
         self.global_lines.sort()
         self._loggers = set(LOGGER_RECEIVER_LASTS)
         getloggers = {"getLogger"} | {
-            bound for bound, paths in self.import_paths.items()
+            bound
+            for bound, paths in self.import_paths.items()
             if any(p.rpartition(".")[2] == "getLogger" for p in paths)
         }
         #: lines of assignments from getLogger: a skeleton keeps them
@@ -355,7 +357,8 @@ class ScreenFacts:
                 ):
                     continue  # no capitalised bare name is called on its lines (the text's calls hold every call)
                 called = {
-                    n.func.id for n in ast.walk(node.value)
+                    n.func.id
+                    for n in ast.walk(node.value)
                     if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id[:1].isupper()
                 }
                 if called:
@@ -367,8 +370,10 @@ class ScreenFacts:
     def _note_docstring(self, body: list[ast.stmt]) -> None:
         first = body[0] if body else None
         if (
-            isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-            and isinstance(first.value.value, str) and (first.end_lineno or first.lineno) > first.lineno
+            isinstance(first, ast.Expr)
+            and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)
+            and (first.end_lineno or first.lineno) > first.lineno
         ):
             self.blankable.append((first.lineno, first.end_lineno or first.lineno, first, "docstring"))
 
@@ -424,7 +429,7 @@ class ScreenFacts:
         lines, keys = self._keyed_calls()
 
         def between(start: int, end: int) -> set[str]:
-            return set(keys[bisect_left(lines, start):bisect_right(lines, end)])
+            return set(keys[bisect_left(lines, start) : bisect_right(lines, end)])
 
         called = [between(d.first, d.last) for d in self.defs]
         breaking = {""}
@@ -451,9 +456,7 @@ class ScreenFacts:
             index = bisect_right(starts, head) - 1
             if index < 0 or reach[index] < head:
                 continue  # module or class level: no frame for Dynamo to skip
-            if any(between(a, b) & breaking for a, b in parts) or (
-                kind == "with" and between(head, body) & managers
-            ):
+            if any(between(a, b) & breaking for a, b in parts) or (kind == "with" and between(head, body) & managers):
                 self._holder_kinds.add(kind)
                 self._candidates.append((kind, head))
         self.between = between

@@ -106,7 +106,8 @@ def screen(
     """
     facts = ScreenFacts(text, tree)
     passed = [
-        code for code in codes
+        code
+        for code in codes
         if text_could_match(text, code, facts) and (not SOUND or structure_could_match(REGISTRY[code], facts))
     ]
     if not passed:

@@ -36,7 +36,9 @@ from rewriter.prefilter.text import WORD
 STUB_MARK = "# gbfix-screen-stub-"
 
 
-def build_skeleton(facts: ScreenFacts, kinds: Iterable[str], focus: Optional[Sequence[tuple[int, int]]] = None) -> Optional[FileView]:
+def build_skeleton(
+    facts: ScreenFacts, kinds: Iterable[str], focus: Optional[Sequence[tuple[int, int]]] = None
+) -> Optional[FileView]:
     """The file with the bodies of the functions no finding of ``kinds`` can need blanked.
 
     Kept whole: every function or method (not nested in another function)
@@ -101,9 +103,7 @@ def build_skeleton(facts: ScreenFacts, kinds: Iterable[str], focus: Optional[Seq
     #: lines that keep their function whole: what they bind is read module-wide
     binding = sorted(facts.global_lines + facts.logger_lines)
     #: ``facts.attr = Block(...)`` lines (attributes a kept function calls): kept with their blocks' headers
-    submodule = sorted(
-        line for attr in attrs if attr in facts.submodule_map() for line in facts.submodule_lines[attr]
-    )
+    submodule = sorted(line for attr in attrs if attr in facts.submodule_map() for line in facts.submodule_lines[attr])
     special = sorted(binding + submodule)
     lines = facts.text.split("\n")
     regions: list[tuple[int, int, str]] = []
@@ -113,7 +113,7 @@ def build_skeleton(facts: ScreenFacts, kinds: Iterable[str], focus: Optional[Seq
         d = facts.defs[index]
         if index in whole or _any_between(binding, d.first, d.last):
             continue
-        if "_gbfix_" in "\n".join(lines[d.first - 1:d.last]):
+        if "_gbfix_" in "\n".join(lines[d.first - 1 : d.last]):
             continue  # fresh helper names are numbered past every one in the file
         if index in kept and index in candidates:
             continue
@@ -134,12 +134,12 @@ def build_skeleton(facts: ScreenFacts, kinds: Iterable[str], focus: Optional[Seq
             regions.append((d.first, d.last, indent + "..."))
     # Docstrings, and multi-line values at module and class level, never matter
     # to a rule acting inside functions; module level keeps the names it binds.
-    for first, last, node, where in facts.blankable:
+    for first, last, stmt, where in facts.blankable:
         if _any_between(special, first, last) or not (
-            _starts_line(lines[first - 1], node) and _ends_line(lines[last - 1], node)
+            _starts_line(lines[first - 1], stmt) and _ends_line(lines[last - 1], stmt)
         ):
             continue
-        head = _blank_head(node, where)
+        head = _blank_head(stmt, where)
         if head is not None:
             regions.append((first, last, _indent(lines[first - 1]) + head))
     regions.sort(key=lambda region: (region[0], -region[1]))
@@ -174,19 +174,31 @@ def _thinned(
     run: list[ast.stmt] = []
 
     def flush() -> None:
-        if run and _starts_line(lines[first_line(run[0]) - 1], run[0]) and _ends_line(
-            lines[run[-1].end_lineno - 1], run[-1]  # type: ignore[operator]
+        if (
+            run
+            and _starts_line(lines[first_line(run[0]) - 1], run[0])
+            and _ends_line(
+                lines[(run[-1].end_lineno or run[-1].lineno) - 1],
+                run[-1],
+            )
         ):
-            regions.append((first_line(run[0]), run[-1].end_lineno or run[-1].lineno,
-                            _indent(lines[first_line(run[0]) - 1]) + "..."))
+            regions.append(
+                (
+                    first_line(run[0]),
+                    run[-1].end_lineno or run[-1].lineno,
+                    _indent(lines[first_line(run[0]) - 1]) + "...",
+                )
+            )
         run.clear()
 
     for stmt in body:
         first, last = first_line(stmt), stmt.end_lineno or stmt.lineno
         calls = facts.between(first, last) & needed
-        if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)) or (
-            isinstance(stmt, (*DEFS, ast.ClassDef)) and (calls or stmt.name in names)
-        ) or _binds_any(stmt, lines[first - 1:last], sensitive):
+        if (
+            isinstance(stmt, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal))
+            or (isinstance(stmt, (*DEFS, ast.ClassDef)) and (calls or stmt.name in names))
+            or _binds_any(stmt, lines[first - 1 : last], sensitive)
+        ):
             flush()
             continue
         if not calls and not _any_between(held, first, last):
@@ -215,7 +227,9 @@ def _targets(facts: ScreenFacts) -> dict[str, list[int]]:
             found.setdefault("n:" + cls, []).extend(members.get(method, ()))
     for attr, classes in facts.submodule_map().items():
         runs = [
-            index for cls in classes for method in SUBMODULE_METHODS
+            index
+            for cls in classes
+            for method in SUBMODULE_METHODS
             for index in facts.members.get(cls, {}).get(method, ())
         ]
         found.setdefault("s:" + attr, []).extend(runs)
@@ -229,7 +243,7 @@ def _mergeable(before: tuple[int, int, str], after: tuple[int, int, str], lines:
     """Two blanked statements of one block, only blank or comment lines between: one ``...`` does."""
     if before[2].strip() != "..." or after[2] != before[2]:
         return False
-    return all(not line.strip() or line.lstrip().startswith("#") for line in lines[before[1]:after[0] - 1])
+    return all(not line.strip() or line.lstrip().startswith("#") for line in lines[before[1] : after[0] - 1])
 
 
 def _binds_any(stmt: ast.stmt, lines: list[str], names: set[str]) -> bool:
@@ -266,7 +280,11 @@ def _blocks(stmt: ast.stmt, lines: list[str]) -> list[list[ast.stmt]]:
     if isinstance(stmt, ast.If):
         blocks = [stmt.body]
         orelse = stmt.orelse
-        if len(orelse) == 1 and isinstance(orelse[0], ast.If) and lines[orelse[0].lineno - 1].lstrip().startswith("elif"):
+        if (
+            len(orelse) == 1
+            and isinstance(orelse[0], ast.If)
+            and lines[orelse[0].lineno - 1].lstrip().startswith("elif")
+        ):
             return blocks + _blocks(orelse[0], lines)
         return blocks + ([orelse] if orelse else [])
     blocks = []
@@ -285,7 +303,7 @@ def _indent(line: str) -> str:
 
 def _ends_line(line: str, stmt: ast.stmt) -> bool:
     """Only blanks or a comment come after ``stmt`` on its last line."""
-    rest = line.encode("utf-8")[stmt.end_col_offset or 0:].strip()
+    rest = line.encode("utf-8")[stmt.end_col_offset or 0 :].strip()
     return not rest or rest.startswith(b"#")
 
 
@@ -312,7 +330,7 @@ def _starts_line(line: str, stmt: ast.stmt) -> bool:
     return line.encode("utf-8")[: node.col_offset].strip() in (b"", b"@")
 
 
-def _any_between(sorted_lines: list[int], start: int, end: int) -> bool:
+def _any_between(sorted_lines: Sequence[int], start: int, end: int) -> bool:
     index = bisect_left(sorted_lines, start)
     return index < len(sorted_lines) and sorted_lines[index] <= end
 
@@ -345,7 +363,7 @@ class FileView:
         lines = text.split("\n")
         stubs = []
         for number, (first, last, head) in enumerate(sorted(regions)):
-            original = lines[first - 1:last]
+            original = lines[first - 1 : last]
             if head.strip() == '""' and last > first:
                 # A docstring stays one statement: what a rewrite puts after a
                 # function's docstring then goes after all of its lines.
@@ -353,7 +371,7 @@ class FileView:
                 stand_in[0] += f"{STUB_MARK}{number}"
             else:
                 stand_in = [f"{head}  {STUB_MARK}{number}"] + _padding(head, last - first)
-            lines[first - 1:last] = stand_in
+            lines[first - 1 : last] = stand_in
             stubs.append((tuple(stand_in), "\n".join(original)))
         return cls("\n".join(lines), tuple(stubs))
 
@@ -369,11 +387,11 @@ class FileView:
         found = []
         for stand_in, original in self.stubs:
             index = where.get(stand_in[0])
-            if index is None or tuple(lines[index:index + len(stand_in)]) != stand_in:
+            if index is None or tuple(lines[index : index + len(stand_in)]) != stand_in:
                 return None
             found.append((index, len(stand_in), original))
         for index, count, original in sorted(found, reverse=True):
-            lines[index:index + count] = [original]
+            lines[index : index + count] = [original]
         return "\n".join(lines)
 
 
@@ -381,5 +399,5 @@ def _padding(head: str, count: int) -> list[str]:
     """``count`` lines that follow ``head`` and mean nothing: empty lines, or one string of them."""
     if count < 2:
         return [""] * count
-    indent = head[:len(head) - len(head.lstrip(" \t"))]
+    indent = head[: len(head) - len(head.lstrip(" \t"))]
     return [f'{indent}"""'] + [""] * (count - 2) + ['"""']

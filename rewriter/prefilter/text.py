@@ -62,7 +62,7 @@ def _skip_back(text: str, i: int) -> tuple[int, bool]:
     while i > 0:
         char = text[i - 1]
         if char == "\n":
-            if "#" in text[text.rfind("\n", 0, i - 1) + 1:i - 1]:
+            if "#" in text[text.rfind("\n", 0, i - 1) + 1 : i - 1]:
                 return i, False  # a comment may hide what comes before
         elif char not in _BLANK:
             break

@@ -46,7 +46,9 @@ from rewriter.runtime.trace import (
     site_from_record,
 )
 
-_GBFIX_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (rewriter, codemods))
+_GBFIX_DIRS = tuple(
+    os.path.dirname(os.path.abspath(path)) + os.sep for path in (rewriter.__file__, codemods.__file__) if path
+)
 
 #: the statements a break skips a frame in, as the kinds of statement rules declare they act on
 _HOLDER_KINDS = {"loop": ("for", "while"), "with": ("with",), "try": ("try",)}
@@ -56,7 +58,6 @@ def rules_for(statement: str) -> tuple[str, ...]:
     """Codes of the rules that act on a break inside a ``statement`` ("loop", "with" or "try")."""
     kinds = set(_HOLDER_KINDS[statement])
     return tuple(code for code, rule in REGISTRY.items() if kinds & set(rule.PREFILTER.holders))
-
 
 
 class ExplainError(Exception):
@@ -89,12 +90,21 @@ class Explained:
 
     def to_dict(self) -> dict[str, Any]:
         data = self.site.to_dict()
-        data["fix_site"] = None if self.anchor is None else {
-            "file": self.anchor.file, "line": self.anchor.line, "function": self.anchor.function,
-        }
+        data["fix_site"] = (
+            None
+            if self.anchor is None
+            else {
+                "file": self.anchor.file,
+                "line": self.anchor.line,
+                "function": self.anchor.function,
+            }
+        )
         data["fix"] = {
-            "rules": list(self.verdict.codes), "file": self.verdict.path or None,
-            "line": self.verdict.line or None, "fixable": self.verdict.fixable, "text": self.verdict.text,
+            "rules": list(self.verdict.codes),
+            "file": self.verdict.path or None,
+            "line": self.verdict.line or None,
+            "fixable": self.verdict.fixable,
+            "text": self.verdict.text,
         }
         return data
 
@@ -125,8 +135,11 @@ class Explanation:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "file": self.file, "entry": self.entry, "inputs": self.inputs,
-            "device": self.info.get("device") or self.device, "backend": self.backend,
+            "file": self.file,
+            "entry": self.entry,
+            "inputs": self.inputs,
+            "device": self.info.get("device") or self.device,
+            "backend": self.backend,
             "torch": self.info.get("torch"),
             "stats": None if self.stats is None else _stats_summary(self.stats),
             "compile_error": self.compile_error or None,
@@ -148,10 +161,12 @@ def _stats_summary(stats: CompileStats) -> dict[str, Any]:
 
 
 def skipped_frames(explanation: Explanation) -> list[str]:
-    return list(dict.fromkeys(
-        ("the rest of " if i.site.partial else "") + (i.site.frame_label or i.site.function)
-        for i in explanation.skipped
-    ))
+    return list(
+        dict.fromkeys(
+            ("the rest of " if i.site.partial else "") + (i.site.frame_label or i.site.function)
+            for i in explanation.skipped
+        )
+    )
 
 
 # --- which rule fixes a break -----------------------------------------------------------------
@@ -212,8 +227,10 @@ def verdict(
     if anchor is None:
         if not site.skipped:
             return BreakFix("no rule needed: Dynamo resumed after this break")
-        return BreakFix(f"no rule: the break is in {_short(site.file)}, and no frame of its stack "
-                       f"from the compiled one inward is in your code")
+        return BreakFix(
+            f"no rule: the break is in {_short(site.file)}, and no frame of its stack "
+            f"from the compiled one inward is in your code"
+        )
     if text is None:
         return BreakFix(f"no rule: cannot read {_short(anchor.file)}")
     try:
@@ -226,8 +243,13 @@ def verdict(
         where = _short(path or anchor.file)
         parts = [f"{f.code} {REGISTRY[f.code].NAME} at {where}:{f.line} ({_how(f)})" for f in hits]
         first = hits[0]
-        return BreakFix("; ".join(parts), tuple(dict.fromkeys(f.code for f in hits)), path or anchor.file,
-                       first.line, fixable=any(f.fix != "none" for f in hits))
+        return BreakFix(
+            "; ".join(parts),
+            tuple(dict.fromkeys(f.code for f in hits)),
+            path or anchor.file,
+            first.line,
+            fixable=any(f.fix != "none" for f in hits),
+        )
     if not site.skipped:
         return BreakFix("no rule needed: Dynamo resumed after this break")
     if function is None:
@@ -263,11 +285,7 @@ def _short(path: str) -> str:
 
 def in_user_code(path: str) -> bool:
     """A source file of the user's, not an installed package, the standard library or gbfix."""
-    return (
-        not is_third_party(path)
-        and not os.path.abspath(path).startswith(_GBFIX_DIRS)
-        and os.path.isfile(path)
-    )
+    return not is_third_party(path) and not os.path.abspath(path).startswith(_GBFIX_DIRS) and os.path.isfile(path)
 
 
 def anchor_of(site: RecordedBreak, is_user: Callable[[str], bool] = in_user_code) -> Optional[Frame]:
@@ -292,7 +310,7 @@ def explain_sites(
     for path, lines in by_file.items():
         analysed[path] = _analyse(path, lines, (settings_for or _settings_for)(path))
     out = []
-    for site, anchor in zip(sites, anchors):
+    for site, anchor in zip(sites, anchors, strict=False):
         if anchor is None:
             out.append(Explained(site, None, verdict(site, None, None, (), Settings())))
             continue
@@ -310,7 +328,9 @@ def _settings_for(path: str) -> Settings:
         return Settings()
 
 
-def _analyse(path: str, lines: list[int], settings: Settings) -> tuple[Optional[str], list[Finding], Settings, dict[int, int]]:
+def _analyse(
+    path: str, lines: list[int], settings: Settings
+) -> tuple[Optional[str], list[Finding], Settings, dict[int, int]]:
     """The file's text, the rules' findings with ``lines`` recorded as breaks, and line moves."""
     from rewriter.engine.pipeline import transform_source
 
@@ -368,10 +388,18 @@ def explain_file(
     with tempfile.TemporaryDirectory(prefix="gbfix-explain-") as work:
         trace_dir = os.path.join(work, "trace")
         request = Request(
-            module=module, origin=os.path.abspath(file), source=source, entry=entry, inputs=inputs,
-            result=os.path.join(work, "run.result.json"), outputs=os.path.join(work, "run.pt"),
-            device=device, backend=backend, is_package=is_package,
-            paths=tuple(dict.fromkeys([root, cwd])), calls=calls,
+            module=module,
+            origin=os.path.abspath(file),
+            source=source,
+            entry=entry,
+            inputs=inputs,
+            result=os.path.join(work, "run.result.json"),
+            outputs=os.path.join(work, "run.pt"),
+            device=device,
+            backend=backend,
+            is_package=is_package,
+            paths=tuple(dict.fromkeys([root, cwd])),
+            calls=calls,
         )
         env = dict(os.environ, TORCH_TRACE=trace_dir)
         proc = start(request, work, "run", cwd, env=env)
@@ -388,8 +416,14 @@ def explain_file(
         sites = [site_from_record(record) for record in stats.breaks]
     error = result.get("compile_error") or {}
     return Explanation(
-        file=file, entry=entry, inputs=inputs, device=device, backend=backend,
-        items=explain_sites(sites), stats=stats, compile_error=error.get("message", ""),
+        file=file,
+        entry=entry,
+        inputs=inputs,
+        device=device,
+        backend=backend,
+        items=explain_sites(sites),
+        stats=stats,
+        compile_error=error.get("message", ""),
         info={k: result.get(k) for k in ("torch", "cuda", "device", "device_name")},
         seconds=time.perf_counter() - started,
     )

@@ -108,11 +108,9 @@ def seed_everything(seed: int = 0) -> None:
 def counting_backend(stats: CompileStats, backend: str = "eager") -> Callable:
     """A Dynamo backend that counts graphs and ops, then hands on to ``backend``."""
 
-    def compile_fx(gm, example_inputs):  # type: ignore[no-untyped-def]
+    def compile_fx(gm, example_inputs):
         stats.graphs += 1
-        stats.ops += sum(
-            1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module")
-        )
+        stats.ops += sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
         if backend == "eager":
             return gm.forward
         from torch._dynamo.backends.registry import lookup_backend
@@ -130,7 +128,7 @@ def recording_breaks(stats: CompileStats) -> Iterator[None]:
     cls = symbolic_convert.InstructionTranslatorBase
     original = cls.log_graph_break
 
-    def log_graph_break(self, code_options, reason, exc):  # type: ignore[no-untyped-def]
+    def log_graph_break(self, code_options, reason, exc):
         if not getattr(exc, "logged", False):
             record = _break_record(reason, exc)
             record.frame_function = self.f_code.co_name
@@ -157,7 +155,7 @@ def counting_recompiles(stats: CompileStats) -> Iterator[None]:
         yield
         return
 
-    def is_recompilation(cache_size):  # type: ignore[no-untyped-def]
+    def is_recompilation(cache_size):
         answer = original(cache_size)
         stats.recompiles += bool(answer)
         return answer
@@ -175,10 +173,7 @@ def _break_record(reason: str, exc: BaseException) -> BreakRecord:
     stack = getattr(exc, "real_stack", None) or []
     frames = [(f.filename, f.lineno or 0, f.name) for f in stack]
     if not frames:
-        frames = [
-            (f.filename, f.lineno or 0, f.name)
-            for f in traceback.extract_tb(exc.__traceback__)
-        ][-1:]
+        frames = [(f.filename, f.lineno or 0, f.name) for f in traceback.extract_tb(exc.__traceback__)][-1:]
     last = frames[-1] if frames else ("", 0, "")
     text = str(exc)
     code = _GB_CODE.search(text)
@@ -257,8 +252,9 @@ def resolve_entry(obj: Any, seed: int = 0) -> Callable:
     raise TypeError(f"entry {obj!r} is not callable")
 
 
-def first_difference(a: Any, b: Any, path: str = "output", exact: bool = True,
-                     rtol: Optional[float] = None, atol: Optional[float] = None) -> Optional[str]:
+def first_difference(
+    a: Any, b: Any, path: str = "output", exact: bool = True, rtol: Optional[float] = None, atol: Optional[float] = None
+) -> Optional[str]:
     """None when ``a`` and ``b`` match, else a one-line description of where they differ.
 
     Walks tuples, lists, dicts and dataclasses; tensors are compared with
@@ -282,7 +278,7 @@ def first_difference(a: Any, b: Any, path: str = "output", exact: bool = True,
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         if len(a) != len(b) or type(a) is not type(b):
             return f"{path}: {type(a).__name__} of {len(a)} vs {type(b).__name__} of {len(b)}"
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
             diff = first_difference(x, y, f"{path}[{i}]", exact, rtol, atol)
             if diff:
                 return diff
@@ -295,9 +291,19 @@ def first_difference(a: Any, b: Any, path: str = "output", exact: bool = True,
             if diff:
                 return diff
         return None
-    if dataclasses.is_dataclass(a) and dataclasses.is_dataclass(b) and not isinstance(a, type):
+    if (
+        dataclasses.is_dataclass(a)
+        and dataclasses.is_dataclass(b)
+        and not isinstance(a, type)
+        and not isinstance(b, type)
+    ):
         return first_difference(
-            dataclasses.asdict(a), dataclasses.asdict(b), path, exact, rtol, atol  # type: ignore[arg-type]
+            dataclasses.asdict(a),
+            dataclasses.asdict(b),
+            path,
+            exact,
+            rtol,
+            atol,
         )
     if isinstance(a, float) and isinstance(b, float):
         if math.isnan(a) and math.isnan(b):

@@ -66,7 +66,9 @@ def is_third_party(path: str) -> bool:
     if _vendor_tail(_parts(path)) is not None:
         return True
     stdlib = sysconfig.get_paths().get("stdlib")
-    return bool(stdlib) and os.path.abspath(path).startswith(os.path.abspath(stdlib) + os.sep)
+    if not stdlib:
+        return False
+    return os.path.abspath(path).startswith(os.path.abspath(stdlib) + os.sep)
 
 
 class SuffixIndex:
@@ -208,7 +210,7 @@ def _installed_module(path: str) -> Optional[list[str]]:
     tail = _vendor_tail(parts)
     if not tail or not parts[-1].endswith(".py"):
         return None
-    rel = parts[len(parts) - tail:]
+    rel = parts[len(parts) - tail :]
     module = rel[:-1] + ([] if rel[-1] == "__init__.py" else [rel[-1][:-3]])
     return module if module and all(p.isidentifier() for p in module) else None
 

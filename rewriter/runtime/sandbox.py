@@ -43,10 +43,7 @@ from typing import Any, Callable, Optional
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 #: how the parent starts a side: works from a checkout that is not installed too
-_BOOT = (
-    "import sys; sys.path.append({root!r}); "
-    "from rewriter.runtime.sandbox import main; sys.exit(main(sys.argv[1]))"
-)
+_BOOT = "import sys; sys.path.append({root!r}); from rewriter.runtime.sandbox import main; sys.exit(main(sys.argv[1]))"
 EXIT_SIDE_ERROR = 3
 
 
@@ -301,8 +298,9 @@ def user_traceback(exc: BaseException) -> str:
 def _hidden_prefixes() -> tuple[str, ...]:
     prefixes = [_HERE + os.sep, "<frozen importlib", os.path.dirname(importlib.__file__) + os.sep, "<string>"]
     torch = sys.modules.get("torch")
-    if torch is not None and getattr(torch, "__file__", None):
-        prefixes.append(os.path.dirname(torch.__file__) + os.sep)
+    location = getattr(torch, "__file__", None) if torch is not None else None
+    if location:
+        prefixes.append(os.path.dirname(location) + os.sep)
     return tuple(prefixes)
 
 
@@ -372,6 +370,7 @@ def main(request_path: str) -> int:
     import torch  # noqa: F401
 
     import rewriter.runtime.measure  # noqa: F401
+
     for path in reversed(request.paths):
         if path not in sys.path:
             sys.path.insert(0, path)

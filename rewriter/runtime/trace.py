@@ -116,7 +116,7 @@ class RecordedBreak:
         """The frames Dynamo traced, from the compiled one inward (the whole stack if unknown)."""
         if self.compiled_index is None:
             return self.user_stack
-        return self.user_stack[self.compiled_index:]
+        return self.user_stack[self.compiled_index :]
 
     @property
     def frame_label(self) -> str:
@@ -125,8 +125,16 @@ class RecordedBreak:
         return f"{self.frame} (after line {self.resumed_at})" if self.resumed_at else self.frame
 
     def key(self) -> tuple:
-        return (self.file, self.line, self.gb_code, self.reason, self.skipped, self.partial,
-                self.frame, self.resumed_at)
+        return (
+            self.file,
+            self.line,
+            self.gb_code,
+            self.reason,
+            self.skipped,
+            self.partial,
+            self.frame,
+            self.resumed_at,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -163,7 +171,7 @@ def _parse_block(lines: Sequence[str]) -> Optional[_Block]:
     for raw in lines[1:]:
         text = raw.strip()
         if raw.startswith(_REASON):
-            reason = raw[len(_REASON):].strip()
+            reason = raw[len(_REASON) :].strip()
             if reason.endswith(":"):
                 block.handling, expect_type = reason, True
             else:
@@ -176,7 +184,7 @@ def _parse_block(lines: Sequence[str]) -> Optional[_Block]:
                 block.types.append(text)
                 expect_type = False
             elif text.startswith("Explanation:") and not block.explanation:
-                block.explanation = text[len("Explanation:"):].strip()
+                block.explanation = text[len("Explanation:") :].strip()
             elif text == "Stack variable source attribution:":
                 section = "attribution"
             elif text == "User code traceback:":
@@ -243,8 +251,9 @@ def _strip_resume(name: str) -> tuple[str, int]:
     return (match.group(1), int(match.group(2))) if match else (name, 0)
 
 
-def _site(block: _Block, origin: str, compiled: Optional[tuple[str, str]] = None,
-          compile_id: str = "") -> RecordedBreak:
+def _site(
+    block: _Block, origin: str, compiled: Optional[tuple[str, str]] = None, compile_id: str = ""
+) -> RecordedBreak:
     frames = tuple(block.frames)
     index = _compiled_index(block, compiled)
     frame_name, resumed_at = "", 0
@@ -261,13 +270,22 @@ def _site(block: _Block, origin: str, compiled: Optional[tuple[str, str]] = None
     handling = block.handling
     function = frames[-1].function if frames and frames[-1].file == block.file else ""
     return RecordedBreak(
-        file=block.file, line=block.line, function=function, reason=reason, gb_code=code,
+        file=block.file,
+        line=block.line,
+        function=function,
+        reason=reason,
+        gb_code=code,
         explanation=block.explanation,
         skipped=handling.startswith((WHOLE_SKIP, PARTIAL_SKIP)),
         partial=handling.startswith(PARTIAL_SKIP),
-        skip_code=skip_code, skip_reason=skip_type, frame=frame_name, resumed_at=resumed_at,
+        skip_code=skip_code,
+        skip_reason=skip_type,
+        frame=frame_name,
+        resumed_at=resumed_at,
         user_stack=frames or (Frame(block.file, block.line, function),),
-        compiled_index=index if frames else None, compile_id=compile_id, origin=origin,
+        compiled_index=index if frames else None,
+        compile_id=compile_id,
+        origin=origin,
     )
 
 
@@ -388,10 +406,18 @@ def _failed_frame(key: str, data: dict[str, Any], origin: str) -> RecordedBreak:
     name, resumed_at = _strip_resume(str(data.get("co_name", "")))
     same = file == data.get("co_filename")
     return RecordedBreak(
-        file=file, line=line, function=name if same else "", reason=reason,
-        gb_code=url.group(1).upper() if url else code_for(reason), skipped=True,
-        frame=name, resumed_at=resumed_at, user_stack=(Frame(file, line, name if same else ""),),
-        compiled_index=0 if same else None, compile_id=key, origin=origin,
+        file=file,
+        line=line,
+        function=name if same else "",
+        reason=reason,
+        gb_code=url.group(1).upper() if url else code_for(reason),
+        skipped=True,
+        frame=name,
+        resumed_at=resumed_at,
+        user_stack=(Frame(file, line, name if same else ""),),
+        compiled_index=0 if same else None,
+        compile_id=key,
+        origin=origin,
     )
 
 
@@ -433,7 +459,10 @@ def read_trace(path: str, all_logs: bool = False) -> list[RecordedBreak]:
 
 
 def site_from_record(record: Any) -> RecordedBreak:
-    """A :class:`rewriter.runtime.measure.BreakRecord` (or its dict) as a site; its stack starts at the compiled frame."""
+    """A :class:`rewriter.runtime.measure.BreakRecord` (or its dict) as a site.
+
+    Its stack starts at the compiled frame.
+    """
     data = record if isinstance(record, dict) else asdict(record)
     frames = tuple(Frame(str(f), int(n), str(fn)) for f, n, fn in data.get("user_stack") or ())
     if not frames:
@@ -444,11 +473,19 @@ def site_from_record(record: Any) -> RecordedBreak:
     skip_type = gb_type if gb_type and gb_type != reason and code_for(gb_type) else ""
     partial = bool(data.get("partial_skip"))
     return RecordedBreak(
-        file=data["filename"], line=int(data["lineno"]), function=data["function"], reason=reason,
+        file=data["filename"],
+        line=int(data["lineno"]),
+        function=data["function"],
+        reason=reason,
         gb_code=data.get("gb_code") or code_for(reason),
-        skipped=partial or bool(data.get("whole_skip")), partial=partial,
-        skip_code=code_for(skip_type) if skip_type else "", skip_reason=skip_type,
-        frame=frame, resumed_at=resumed_at, user_stack=frames, compiled_index=0,
+        skipped=partial or bool(data.get("whole_skip")),
+        partial=partial,
+        skip_code=code_for(skip_type) if skip_type else "",
+        skip_reason=skip_type,
+        frame=frame,
+        resumed_at=resumed_at,
+        user_stack=frames,
+        compiled_index=0,
     )
 
 
@@ -464,8 +501,14 @@ def unique(sites: Iterable[RecordedBreak]) -> list[RecordedBreak]:
         if key in seen:
             continue
         if not site.function:
-            twin = next((s for s in seen.values() if (s.file, s.line, s.gb_code) == (site.file, site.line, site.gb_code)
-                         and s.function), None)
+            twin = next(
+                (
+                    s
+                    for s in seen.values()
+                    if (s.file, s.line, s.gb_code) == (site.file, site.line, site.gb_code) and s.function
+                ),
+                None,
+            )
             if twin is not None:
                 if site.skipped and not twin.skipped:
                     seen[twin.key()] = replace(twin, skipped=True, partial=site.partial)

@@ -128,8 +128,7 @@ class VerifyReport:
             "before": self.before.to_dict(),
             "after": self.after.to_dict(),
             "comparisons": [
-                {"name": c.name, "equal": c.difference is None, "difference": c.difference}
-                for c in self.comparisons
+                {"name": c.name, "equal": c.difference is None, "difference": c.difference} for c in self.comparisons
             ],
             "seconds": round(self.seconds, 3),
         }
@@ -165,7 +164,7 @@ def module_for(file: str, specs: Sequence[str], cwd: str) -> tuple[str, str, boo
     for spec in specs:
         name = spec.partition(":")[0]
         wanted = name.split(".")
-        if name and parts[-len(wanted):] == wanted:
+        if name and parts[-len(wanted) :] == wanted:
             return name, os.sep.join(parts[: -len(wanted)]) or os.sep, is_package
     names = [parts[-1]]
     directory = os.sep.join(parts[:-1])
@@ -286,10 +285,19 @@ def verify_sources(
     with tempfile.TemporaryDirectory(prefix="gbfix-verify-") as work:
         requests = {
             label: Request(
-                module=module, origin=os.path.abspath(origin), source=text, entry=entry, inputs=inputs,
-                result=os.path.join(work, f"{label}.result.json"), outputs=os.path.join(work, f"{label}.pt"),
-                device=device, backend=backend, is_package=is_package,
-                paths=tuple(dict.fromkeys([*map(os.path.abspath, paths), cwd])), seed=seed, calls=calls,
+                module=module,
+                origin=os.path.abspath(origin),
+                source=text,
+                entry=entry,
+                inputs=inputs,
+                result=os.path.join(work, f"{label}.result.json"),
+                outputs=os.path.join(work, f"{label}.pt"),
+                device=device,
+                backend=backend,
+                is_package=is_package,
+                paths=tuple(dict.fromkeys([*map(os.path.abspath, paths), cwd])),
+                seed=seed,
+                calls=calls,
             )
             for label, text in (("before", before), ("after", after))
         }
@@ -298,8 +306,9 @@ def verify_sources(
             for label, req in requests.items():
                 procs[label] = start(req, work, label, cwd)
             deadline = time.monotonic() + timeout
-            results = {label: finish_side(label, procs[label], req, work, deadline, procs)
-                       for label, req in requests.items()}
+            results = {
+                label: finish_side(label, procs[label], req, work, deadline, procs) for label, req in requests.items()
+            }
         finally:
             _stop_all(procs)  # only what still runs: after an error, or an interrupt
         outputs: dict[str, Any] = {}
@@ -323,15 +332,25 @@ def verify_sources(
     if sides["before"].compile_error:
         notes.append(f"before fails under torch.compile: {sides['before'].compile_error}")
     return VerifyReport(
-        file=origin, module=module, entry=entry, inputs=inputs, before_label=before_label,
+        file=origin,
+        module=module,
+        entry=entry,
+        inputs=inputs,
+        before_label=before_label,
         device=str(sides["after"].info.get("device") or device),
-        backend=backend, before=sides["before"], after=sides["after"], comparisons=comparisons,
-        reasons=reasons, seconds=time.perf_counter() - started, notes=notes,
+        backend=backend,
+        before=sides["before"],
+        after=sides["after"],
+        comparisons=comparisons,
+        reasons=reasons,
+        seconds=time.perf_counter() - started,
+        notes=notes,
     )
 
 
-def finish_side(label: str, proc: Any, request: Request, work: str, deadline: float,
-            others: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def finish_side(
+    label: str, proc: Any, request: Request, work: str, deadline: float, others: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Wait for one side; its result and saved outputs, or VerifyError (the other side is stopped)."""
     import json
     import warnings
@@ -358,8 +377,11 @@ def finish_side(label: str, proc: Any, request: Request, work: str, deadline: fl
         _stop_all(others)
         error = result["error"]
         where = f"{label}: " if error["kind"] != "setup" else ""
-        raise VerifyError(f"{where}{error['message']}", traceback=error.get("traceback", ""),
-                          log=_log_tail(work, label) if error["kind"] == "internal" else "")
+        raise VerifyError(
+            f"{where}{error['message']}",
+            traceback=error.get("traceback", ""),
+            log=_log_tail(work, label) if error["kind"] == "internal" else "",
+        )
     if code not in (0, EXIT_SIDE_ERROR):
         _stop_all(others)
         raise VerifyError(f"{label}: the verification process exited {code}", log=_log_tail(work, label))
@@ -407,8 +429,17 @@ def verify_file(
         label = before or "the file on disk"
     module, root, is_package = module_for(file, (entry, inputs), cwd)
     return verify_sources(
-        module=module, origin=file, before=before_text, after=after_text, entry=entry, inputs=inputs,
-        before_label=label, cwd=cwd, paths=(root,), is_package=is_package, **options,
+        module=module,
+        origin=file,
+        before=before_text,
+        after=after_text,
+        entry=entry,
+        inputs=inputs,
+        before_label=label,
+        cwd=cwd,
+        paths=(root,),
+        is_package=is_package,
+        **options,
     )
 
 
@@ -457,8 +488,7 @@ def render_table(report: VerifyReport) -> str:
     lines = [
         f"gbfix verify {report.file}",
         f"  entry {report.entry}   inputs {report.inputs}",
-        f"  before: {report.before_label}   device: {device}   backend: {report.backend}   "
-        f"torch {info.get('torch')}",
+        f"  before: {report.before_label}   device: {device}   backend: {report.backend}   torch {info.get('torch')}",
         "",
     ]
     rows = [("", "before", "after", "change")]
@@ -472,7 +502,12 @@ def render_table(report: VerifyReport) -> str:
     rows.append(("compiled call (ms)", _ms(bt), _ms(at), f"x{at / bt:.2f}" if bt and at else ""))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:
-        lines.append("  " + row[0].ljust(widths[0]) + "  " + "  ".join(c.rjust(w) for c, w in zip(row[1:], widths[1:])))
+        lines.append(
+            "  "
+            + row[0].ljust(widths[0])
+            + "  "
+            + "  ".join(c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=False))
+        )
     for side in (report.before, report.after):
         for text in _skip_details(side):
             lines.append(f"  {side.label} skipped {text}")
@@ -513,7 +548,7 @@ def _skip_details(side: Side) -> list[str]:
     """One line per distinct break that skipped a frame: where, what, gb code."""
     if side.stats is None:
         return []
-    seen = {}
+    seen: dict[str, None] = {}
     for b in side.stats.breaks:
         if not (b.whole_skip or b.partial_skip):
             continue
