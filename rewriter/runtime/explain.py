@@ -447,6 +447,7 @@ def render(explanation: Explanation) -> str:
             f"  {s.frames_total} frames seen by Dynamo, {s.graphs} graphs compiled, "
             f"{s.frames_skipped} frames skipped{skipped}, {len(e.items)} graph breaks"
         )
+        lines.append(f"  graph coverage {s.describe_coverage()}")
     if e.compile_error:
         lines.append(f"  the compiled call raised {e.compile_error}")
     for n, item in enumerate(e.items, start=1):
