@@ -8,7 +8,7 @@ for the loop's backward jump.
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Optional, Union
 
 import libcst as cst
 
@@ -18,6 +18,7 @@ from codemods.analysis.breaks import (
     find_breaks,
     sites_that_skip,
 )
+from codemods.analysis.unroll import ModuleConstants
 from codemods.fastcst.positions import LazyPositionProvider
 from codemods.rules.base import FunctionScopedRule
 
@@ -26,6 +27,14 @@ Loop = Union[cst.For, cst.While]
 
 class LoopRule(FunctionScopedRule):
     METADATA_DEPENDENCIES = (LazyPositionProvider, BreakProvider)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)
+        self.constants = ModuleConstants(node)
+
+    def constant(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """The literal a name read in the current function always stands for (a module constant)."""
+        return self.constants.value(expr, [f for f in self.functions if f is not None])
 
     def _start(self, node: cst.CSTNode) -> tuple[int, int]:
         pos = self.get_metadata(LazyPositionProvider, node).start

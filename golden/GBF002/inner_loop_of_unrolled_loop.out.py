@@ -17,9 +17,12 @@ def collect(x):
         x = x + i
         def _gbfix_loop_2():
             nonlocal j, x
-            for j in range(x.numel()):
+            def _gbfix_j_step_3(j):
+                nonlocal x
                 x = x * 1.5
                 print("inner", i, j)
+            for j in range(x.numel()):
+                _gbfix_j_step_3(j)
             else:
                 readers.append(lambda: j)
         _gbfix_loop_2()

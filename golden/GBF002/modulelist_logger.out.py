@@ -26,11 +26,14 @@ class Model(nn.Module):
 
     def forward(self, x):
         x = self.embed(x)
-        def _gbfix_loop_1():
+        def _gbfix_layers_loop_1():
             nonlocal x
-            for layer in self.layers:
+            def _gbfix_layer_step_2(layer):
+                nonlocal x
                 x = layer(x)
-        _gbfix_loop_1()
+            for layer in self.layers:
+                _gbfix_layer_step_2(layer)
+        _gbfix_layers_loop_1()
         return self.head(x)
 
 
