@@ -30,7 +30,7 @@ def f(xs, cm):
     total = 0
     for x in xs:
         print(x)
-        total += 1
+        total = total + x
     with cm:
         print(total)
         total += 2

@@ -532,7 +532,7 @@ def test_a_function_only_called_keeps_the_return_that_makes_its_break_harmless()
 
         def f(xs, mapping):
             for x in xs:
-                helper(mapping, x)
+                helper(mapping, x * 2)
             return xs
         """)
     outcome = engine.transform_source(source, "/tmp/helper.py", Settings(select=ALL_RULES, torch_only=False))

@@ -15,7 +15,7 @@ from codemods.fastcst import walk
 
 
 def _is_helper(stmt: cst.BaseStatement) -> bool:
-    return type(stmt) is cst.FunctionDef and is_generated(stmt.name.value)  # type: ignore[attr-defined]
+    return type(stmt) is cst.FunctionDef and is_generated(stmt.name.value)
 
 
 def _spaced(stmt: cst.BaseStatement) -> cst.BaseStatement:
@@ -23,7 +23,7 @@ def _spaced(stmt: cst.BaseStatement) -> cst.BaseStatement:
     lines = getattr(stmt, "leading_lines", ())
     if lines:
         return stmt
-    return stmt.with_changes(leading_lines=[cst.EmptyLine()])
+    return stmt.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
 
 
 def space_helpers(body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
@@ -69,7 +69,7 @@ def _blocks_with_helpers(node: cst.CSTNode, found: set[int]) -> bool:
     the statement holders under it for which that is so go into ``found``."""
     holds = False
     for child in walk.children(node):
-        if type(child) is cst.FunctionDef and is_generated(child.name.value):  # type: ignore[attr-defined]
+        if type(child) is cst.FunctionDef and is_generated(child.name.value):
             holds = True
             _blocks_with_helpers(child, found)
         elif type(child) in walk.STATEMENT_HOLDERS and _blocks_with_helpers(child, found):

@@ -89,6 +89,7 @@ class UnrollLoop(LoopRule):
                 "        nonlocal x\n"
                 "        x = x + 1\n"
                 "        print(i)\n"
+                "\n"
                 "    _gbfix_inner_1(0)\n"
                 "    _gbfix_inner_1(1)\n"
                 "    return x\n"
@@ -124,6 +125,10 @@ class UnrollLoop(LoopRule):
         if plan is None:
             return updated_node
         message = self.describe_break(func, sites)
+        nothing = self.nothing_to_capture(func)
+        if nothing:
+            self.report(original_node, message, "none", note=nothing)
+            return updated_node
         if isinstance(plan, Refusal):
             if not self.defers_to("GBF002"):
                 self.report(original_node, message, "none", note=f"not unrolled: {plan.reason}")

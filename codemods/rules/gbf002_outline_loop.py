@@ -97,12 +97,15 @@ class OutlineLoop(LoopRule):
                 "def f(x, n):\n"
                 "    def _gbfix_loop_1():\n"
                 "        nonlocal x\n"
+                "\n"
                 "        def _gbfix_i_step_2(i):\n"
                 "            nonlocal x\n"
                 "            x = x + i\n"
                 "            print(i)\n"
+                "\n"
                 "        for i in range(n):\n"
                 "            _gbfix_i_step_2(i)\n"
+                "\n"
                 "    _gbfix_loop_1()\n"
                 "    return x\n"
             ),
@@ -144,6 +147,10 @@ class OutlineLoop(LoopRule):
             return updated  # GBF001's: unrolling captures more
         plan = plan_outline(original, func)
         message = self.describe_break(func, sites)
+        nothing = self.nothing_to_capture(func)
+        if nothing:
+            self.report(original, message, "none", note=nothing)
+            return updated
         if isinstance(plan, OutlineRefusal):
             self.report(original, message, "none", note=f"not outlined: {plan.reason}")
             return updated

@@ -8,14 +8,18 @@ NUM_STEPS = 3
 
 def step(x):
     x = x.sin()
+
     def _gbfix_loop_1():
         nonlocal x
+
         def _gbfix_i_step_2(i):
             nonlocal x
             x = x * 1.5 + i
             print("iteration", i)
+
         for i in range(NUM_STEPS):
             _gbfix_i_step_2(i)
+
     _gbfix_loop_1()
     return x.cos()
 

@@ -5,8 +5,10 @@ import torch
 def f(x, n=4):
     total = x * 0
     last = None
+
     def _gbfix_loop_1():
         nonlocal last, total
+
         def _gbfix_i_step_2(i):
             nonlocal last, total
             if i % 2:
@@ -14,8 +16,10 @@ def f(x, n=4):
                 return
             last = x * i
             total = total + last
+
         for i in range(n):
             _gbfix_i_step_2(i)
+
     _gbfix_loop_1()
     return total + last
 

@@ -5,17 +5,20 @@ import torch
 def f(x, limit=2.5):
     def _gbfix_loop_1():
         nonlocal x
+
         def _gbfix_i_step_2(i):
             nonlocal x
             x = x * 1.1
             print("trip", i)
             if x.sum().item() > limit * 10:
                 return ()
+
         for i in range(x.numel()):
             if _gbfix_i_step_2(i) is not None:
                 break
         else:
             x = x - 100
+
     _gbfix_loop_1()
     return x.relu()
 

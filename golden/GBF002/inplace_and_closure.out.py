@@ -5,16 +5,20 @@ import torch
 def f(x, n=3):
     buf = torch.zeros_like(x)
     readers = []
+
     def _gbfix_loop_1():
         v: object
+
         def _gbfix_i_step_2(i):
             nonlocal v
             v = x * (i + 1)
             buf.add_(v)
             readers.append(lambda: v.sum())
             print("trip", i)
+
         for i in range(n):
             _gbfix_i_step_2(i)
+
     _gbfix_loop_1()
     # every closure sees the last `v`, as in the loop as written
     return buf + torch.stack([r() for r in readers]).sum()

@@ -4,24 +4,32 @@ import torch
 
 def f(x, rows=2, cols=3):
     x = x * 2
+
     def _gbfix_loop_3():
         nonlocal x
         c: object
+
         def _gbfix_r_step_4(r):
             nonlocal c, x
             x = x + r
+
             def _gbfix_loop_1():
                 nonlocal x
+
                 def _gbfix_c_step_2(c):
                     nonlocal x
                     if c == 1:
                         print("cell", r, c)
                     x = x - c
+
                 for c in range(cols):
                     _gbfix_c_step_2(c)
+
             _gbfix_loop_1()
+
         for r in range(rows):
             _gbfix_r_step_4(r)
+
     _gbfix_loop_3()
     return x.sum()
 

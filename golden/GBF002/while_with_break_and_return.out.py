@@ -4,8 +4,10 @@ import torch
 
 def f(x, n=5):
     i = 0
+
     def _gbfix_loop_1():
         nonlocal i, x
+
         def _gbfix_step_2():
             nonlocal i, x
             x = x + i
@@ -15,6 +17,7 @@ def f(x, n=5):
             if i == 3:
                 return ()
             i += 1
+
         while i < n:
             _gbfix_exit_2 = _gbfix_step_2()
             if _gbfix_exit_2 is not None:
@@ -22,6 +25,7 @@ def f(x, n=5):
                     return True, _gbfix_exit_2[0]
                 break
         return False, None
+
     _gbfix_returned_1, _gbfix_value_1 = _gbfix_loop_1()
     if _gbfix_returned_1:
         return _gbfix_value_1
