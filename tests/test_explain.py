@@ -120,8 +120,8 @@ def _site(line: int, skipped: bool = True) -> RecordedBreak:
         (2, False, Settings(), "no rule needed: Dynamo resumed after this break"),
         (2, True, Settings(), "no rule: the break is not inside a loop, `with` or `try` of `f`"),
         (11, True, Settings(), "no rule: the break is not inside a loop, `with` or `try` of `f`"),
-        (10, True, Settings(select=("GBF003",)), "no rule: GBF001/GBF002 not selected (the loop at line 9)"),
-        (10, True, Settings(), "no rule: GBF001/GBF002 report nothing for the loop at line 9"),
+        (10, True, Settings(select=("GBF003",)), "no rule: GBF009/GBF001/GBF002 not selected (the loop at line 9)"),
+        (10, True, Settings(), "no rule: GBF009/GBF001/GBF002 report nothing for the loop at line 9"),
     ],
 )
 def test_no_rule_says_why(line, skipped, settings, text):

@@ -83,6 +83,6 @@ def test_expression_hooks_need_the_full_walk():
 def test_explain_names_the_rules_from_what_they_declare():
     from rewriter.runtime.explain import rules_for
 
-    assert rules_for("loop") == ("GBF001", "GBF002")
+    assert rules_for("loop") == ("GBF009", "GBF001", "GBF002")
     assert rules_for("with") == ("GBF003",)
     assert rules_for("try") == ("GBF004",)

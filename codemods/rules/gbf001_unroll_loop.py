@@ -75,7 +75,7 @@ class UnrollLoop(LoopRule):
     SUMMARY = "graph break inside a constant-trip loop: unroll it"
     PREFILTER = Prefilter(words=("for ",), holders=("for",))
     #: loops it cannot unroll are outlined by GBF002
-    DEFERS_TO = ("GBF002",)
+    DEFERS_TO = ("GBF002", "GBF009")
     EXAMPLES = (
         Example(
             before=(
@@ -118,7 +118,7 @@ class UnrollLoop(LoopRule):
         if func is None or helper_kind(func.name.value) == "loop":
             return updated_node
         sites = self.skipping_breaks(original_node)
-        if not sites:
+        if not sites or self.hoisted_by_gbf009(original_node, sites):
             return updated_node
         body = body_statements(updated_node.body)
         plan = plan_unroll(original_node, func, body, self.options.unroll_max_trips, self.constant)

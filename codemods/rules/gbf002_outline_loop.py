@@ -79,7 +79,7 @@ class OutlineLoop(LoopRule):
     SUMMARY = "graph break inside a loop that cannot be unrolled: run its body as a function per trip"
     PREFILTER = Prefilter(words=("for ", "while "), holders=("for", "while"))
     #: loops GBF001 can unroll are GBF001's: unrolling captures more
-    DEFERS_TO = ("GBF001",)
+    DEFERS_TO = ("GBF001", "GBF009")
     EXAMPLES = (
         Example(
             before=(
@@ -141,7 +141,7 @@ class OutlineLoop(LoopRule):
         if func is None or is_outlined(func.name.value):
             return updated
         sites = self.skipping_breaks(original)
-        if not sites:
+        if not sites or self.hoisted_by_gbf009(original, sites):
             return updated
         if self._unrollable(original, func):
             return updated  # GBF001's: unrolling captures more

@@ -24,6 +24,7 @@ from codemods.analysis.breaks import (
     find_breaks,
     sites_that_skip,
 )
+from codemods.analysis.hoist import HoistPlan, HoistRefusal, loop_parts, loop_runs_once_at_least, plan_hoist
 from codemods.analysis.tensors import TensorFacts, inline_tensor_ops, submodule_attributes, torch_aliases
 from codemods.analysis.unroll import ModuleConstants
 from codemods.fastcst.positions import LazyPositionProvider
@@ -77,6 +78,19 @@ class LoopRule(FunctionScopedRule):
     def _start(self, node: cst.CSTNode) -> tuple[int, int]:
         pos = self.get_metadata(LazyPositionProvider, node).start
         return (pos.line, pos.column)
+
+    def hoist_plan(self, loop: Loop, sites: list[BreakSite]) -> Union[HoistPlan, HoistRefusal]:
+        """How GBF009 reads the loop's breaks once before it (a refusal when some break is not such a read)."""
+        parts, bound = loop_parts(loop)
+        once = loop_runs_once_at_least(loop, self.constant)
+        return plan_hoist(parts, [(s.node, s.reason) for s in sites], bound, once)
+
+    def hoisted_by_gbf009(self, loop: Loop, sites: list[BreakSite]) -> bool:
+        """Whether GBF009, active in this run, removes every break of ``loop`` by reading values once."""
+        if not self.defers_to("GBF009"):
+            return False
+        plan = self.hoist_plan(loop, sites)
+        return isinstance(plan, HoistPlan) and (not plan.unsafe or self.options.fix_mode == "unsafe")
 
     def skipping_breaks(self, loop: Loop) -> list[BreakSite]:
         """Break sites in ``loop`` (an original node) that make the frame skip."""

@@ -14,11 +14,16 @@ from codemods.rules.gbf004_split_try import SplitTry
 from codemods.rules.gbf005_module_compile import ModuleCompile
 from codemods.rules.gbf006_compile_inner import CompileInner
 from codemods.rules.gbf007_third_party_forward import ThirdPartyForward
+from codemods.rules.gbf009_hoist_invariant import HoistInvariant
 
-#: code -> rule class, in the order rules run on a file
+#: code -> rule class, in the order rules run on a file: a rule runs on what the ones
+#: before it made. GBF009 first: a loop whose only breaks it reads once needs nothing
+#: else; GBF001 before GBF002 (an unrolled loop is GBF002's no more); the loop rules
+#: before the block rules (a block inside a loop moves with it).
 REGISTRY: dict[str, type[Rule]] = {
     rule.CODE: rule
     for rule in (
+        HoistInvariant,
         UnrollLoop,
         OutlineLoop,
         SplitWith,

@@ -23,7 +23,7 @@ def rule_table() -> str:
     if not REGISTRY:
         return ""
     width = max(len(rule.NAME) for rule in REGISTRY.values())
-    return "".join(f"{code}  {rule.NAME:<{width}}  {rule.SUMMARY}\n" for code, rule in REGISTRY.items())
+    return "".join(f"{code}  {rule.NAME:<{width}}  {rule.SUMMARY}\n" for code, rule in sorted(REGISTRY.items()))
 
 
 def rule_text(code: str) -> str:
@@ -51,7 +51,7 @@ def rules(
         err(f"gbfix: error: --format must be text, json or markdown, not {output_format!r}")
         raise typer.Exit(EXIT_ERROR)
     try:
-        codes = parse_codes([code], "gbfix rules") if code else tuple(REGISTRY)
+        codes = parse_codes([code], "gbfix rules") if code else tuple(sorted(REGISTRY))
     except ConfigError as exc:
         err(f"gbfix: error: {exc}")
         raise typer.Exit(EXIT_ERROR) from None

@@ -35,7 +35,7 @@ class VerifyEntry:
 class Settings(RuleSettings):
     """A run's settings: what the rules read (:class:`RuleSettings`), and what the engine does with files."""
 
-    select: tuple[str, ...] = tuple(REGISTRY)
+    select: tuple[str, ...] = tuple(sorted(REGISTRY))
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     #: the graph-break rules (GBF001-GBF004) look only at files that import torch
@@ -103,9 +103,9 @@ def parse_codes(values: list[str] | tuple[str, ...], where: str) -> tuple[str, .
             if not code:
                 continue
             if code == "ALL":
-                out.extend(REGISTRY)
+                out.extend(sorted(REGISTRY))
                 continue
-            matched = [c for c in REGISTRY if c.startswith(code)]
+            matched = [c for c in sorted(REGISTRY) if c.startswith(code)]
             if not matched:
                 raise ConfigError(f"{where}: unknown rule code {code!r} (see `gbfix rules`)")
             out.extend(matched)

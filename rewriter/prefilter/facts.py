@@ -36,6 +36,7 @@ from rewriter.prefilter.text import (
     CALL,
     CALL_REST,
     before,
+    has_word,
     normal,
     whole_words,
     word_ends,
@@ -47,7 +48,13 @@ HOLDER_KINDS: dict[str, tuple[type[ast.AST], ...]] = {
     "while": (ast.While,),
     "with": (ast.With, ast.AsyncWith),
     "try": (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ())),
+    # a simple statement whose lines write `for` (a comprehension), see `_collect`
+    "comprehension": (),
 }
+#: the word each holder kind is written with
+OPENING_WORD = {"for": "for", "while": "while", "with": "with", "try": "try", "comprehension": "for"}
+#: simple statements a comprehension may sit in
+_COMPREHENSION_HOSTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
 _HOLDER_KIND_OF = {cls: kind for kind, classes in HOLDER_KINDS.items() for cls in classes}
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _FORS = (ast.For, ast.AsyncFor)
@@ -265,6 +272,7 @@ class ScreenFacts:
         stack: list[tuple[Any, bool, Optional[str]]] = [(s, False, None) for s in tree.body]
         self._note_docstring(tree.body)
         top = {id(s) for s in tree.body}
+        lines = self.text.split("\n")
         while stack:
             node, in_function, owner = stack.pop()
             cls = node.__class__
@@ -273,6 +281,8 @@ class ScreenFacts:
                 first = min(first, decorator.lineno)
             last = node.end_lineno or node.lineno
             self._statements.append((first, last, node))
+            if in_function and cls in _COMPREHENSION_HOSTS and _writes_for(lines, first, last):
+                self._holders.append(("comprehension", [(first, last)], (first, first)))
             # at module level only values over several lines are worth it (the names bound stay);
             # class scope is invisible to methods: every line there goes
             if cls in _BLANKABLE and ((last > first and id(node) in top) or (owner and not in_function)):
@@ -518,6 +528,11 @@ def _span(body: list[ast.stmt]) -> tuple[int, int]:
     for decorator in getattr(body[0], "decorator_list", ()):
         first = min(first, decorator.lineno)
     return first, body[-1].end_lineno or body[-1].lineno
+
+
+def _writes_for(lines: list[str], first: int, last: int) -> bool:
+    """The word ``for`` is written on lines ``first`` to ``last`` (a comprehension may be there)."""
+    return any(has_word(lines[n - 1], "for") for n in range(first, min(last, len(lines)) + 1))
 
 
 def first_line(stmt: ast.stmt) -> int:

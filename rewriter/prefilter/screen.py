@@ -38,7 +38,7 @@ from typing import Optional
 from codemods.analysis.catalogue import CATALOGUE, MATCH_KINDS, SCREEN_TOKENS
 from codemods.rules.base import Rule
 from codemods.rules.registry import REGISTRY
-from rewriter.prefilter.facts import ScreenFacts
+from rewriter.prefilter.facts import OPENING_WORD, ScreenFacts
 from rewriter.prefilter.skeleton import FileView, build_skeleton
 from rewriter.prefilter.text import has_word
 
@@ -67,7 +67,7 @@ def text_could_match(text: str, code: str, facts: Optional[ScreenFacts] = None) 
     needs = REGISTRY[code].PREFILTER
     if SOUND and needs.holders:
         # the words that open each holder kind (``while(x):`` has no space after the word)
-        if not any(has_word(text, kind) for kind in needs.holders):
+        if not any(has_word(text, OPENING_WORD[kind]) for kind in needs.holders):
             return False
     elif needs.words and not any(token in text for token in needs.words):
         return False

@@ -1,0 +1,17 @@
+"""A scale read out of a tensor on every trip of a constant loop: read once before it."""
+import torch
+
+
+def f(x, scale):
+    x = x.relu()
+    _gbfix_scale_item_1 = scale.item()
+    for i in range(3):
+        x = x * _gbfix_scale_item_1 + i
+    return x.sum()
+
+
+ENTRY = f
+
+
+def example_inputs():
+    return (torch.randn(4), torch.tensor(0.5))
