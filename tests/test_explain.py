@@ -162,6 +162,7 @@ def test_explain_command_reports_a_bad_entry_without_running():
     assert "--entry 'nocolon': expected MODULE:ATTR" in result.stderr
 
 
+@pytest.mark.torch_run
 def test_explain_runs_the_entry_and_matches_the_in_process_records(tmp_path, monkeypatch):
     """One real run: a loop around an unknown third-party call, under the eager backend."""
     shutil.copytree(os.path.join(PROJECT, "src"), tmp_path / "src")

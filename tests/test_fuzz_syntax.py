@@ -15,11 +15,18 @@ import textwrap
 import hypothesis.strategies as st
 import hypothesmith
 import libcst as cst
+import pytest
 from hypothesis import assume, event, given, note, settings
 
 from codemods.rules.registry import REGISTRY
 from rewriter.engine.config import Settings
 from rewriter.engine.pipeline import SelfCheckError, transform_source
+
+# hypothesmith writes calls of literals (`1()`), which compile with this warning
+pytestmark = [
+    pytest.mark.fuzz,
+    pytest.mark.filterwarnings("ignore:.* object is not callable; perhaps you missed a comma:SyntaxWarning"),
+]
 
 PATH = "/fuzz/generated.py"
 

@@ -77,6 +77,9 @@ def test_walk_order_is_libcsts(path: str) -> None:
         assert _assert_same_walk(handle.read()) > 0
 
 
+# hypothesmith writes calls of literals (`1()`), which compile with this warning
+@pytest.mark.filterwarnings("ignore:.* object is not callable; perhaps you missed a comma:SyntaxWarning")
+@pytest.mark.fuzz
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hypothesmith.from_grammar() | hypothesmith.from_node())
 def test_generated_program_walk_order_is_libcsts(source: str) -> None:
