@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -65,10 +67,11 @@ def test_apply_equals_the_patch_and_second_run_is_clean(project):
     assert patch
 
 
-def test_check_prints_only_the_summary(project):
+def test_check_names_the_files_and_prints_no_patch(project):
     result = gbfix("apply", "examples", "--check", cwd=str(project))
     assert result.returncode == 1
     assert result.stdout == ""
+    assert result.stderr.count("would rewrite examples/") == 3
     assert result.stderr.strip().splitlines()[-1].startswith("gbfix: 3 files scanned")
 
 
@@ -143,3 +146,168 @@ def test_console_script_is_installed():
     assert os.path.exists(exe)
     result = subprocess.run([exe, "--help"], capture_output=True, text=True)
     assert "apply" in result.stdout
+
+
+# --- what a new user meets first: version, help, names, stdin, formats --------------
+
+BROKEN = "import torch\n\ndef f(x:\n    for i in range(2):\n        print(x)\n"
+
+
+def gbfix_bytes(*args: str, cwd: str, stdin: bytes) -> subprocess.CompletedProcess:
+    """The CLI with ``stdin`` as its input and stdout kept as bytes (a patch or a source is bytes)."""
+    return subprocess.run([sys.executable, "-m", "rewriter", *args], cwd=cwd, input=stdin, capture_output=True)
+
+
+def test_version_is_the_package_version():
+    from rewriter import __version__
+
+    result = gbfix("--version", cwd=ROOT)
+    assert result.returncode == 0
+    assert result.stdout == f"gbfix {__version__}\n"
+    with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as handle:
+        assert f'version = "{__version__}"' in handle.read()
+
+
+def test_help_lists_commands_in_the_order_a_user_meets_them():
+    result = gbfix("--help", cwd=ROOT)
+    listed = result.stdout.split("Commands:", 1)[1].split()
+    names = [word for word in listed if word in ("apply", "scan", "verify", "explain", "rules", "config")]
+    assert names[:6] == ["apply", "scan", "verify", "explain", "rules", "config"]
+    assert "Usage: gbfix [OPTIONS] COMMAND" in result.stdout
+    assert "..." not in result.stdout.split("Commands:", 1)[1], "a command's summary is cut short"
+
+
+@pytest.mark.parametrize(
+    "command, usage",
+    [
+        ("apply", "gbfix apply [OPTIONS] PATH..."),
+        ("scan", "gbfix scan [OPTIONS] PATH..."),
+        ("verify", "gbfix verify [OPTIONS] FILE"),
+        ("explain", "gbfix explain [OPTIONS] FILE"),
+        ("rules", "gbfix rules [OPTIONS] [CODE]"),
+        ("config", "gbfix config [OPTIONS] [PATH]"),
+    ],
+)
+def test_help_names_what_to_type_not_python_types(command, usage):
+    text = gbfix(command, "--help", cwd=ROOT).stdout
+    assert f"Usage: {usage}\n" in text
+    assert not re.search(r"<\w+(\[\w+\])?>|\{\w+\}", text), text  # no <str>, <list[str]>, {paths}
+    if command == "apply":
+        assert "[[tool.gbfix.verify]]" in text  # brackets are text, not markup
+        assert "--select CODES" in text and "--exclude GLOB" in text and "-j, --jobs N" in text
+
+
+def test_apply_names_each_file_it_rewrote(project):
+    (project / "examples" / "clean.py").write_text("import torch\n\ndef f(x):\n    return x.sin()\n")
+    before = snapshot(str(project / "examples"))
+    result = gbfix("apply", "examples", cwd=str(project))
+    assert result.returncode == 0, result.stderr
+    after = snapshot(str(project / "examples"))
+    changed = sorted(f"examples/{name}" for name in before if before[name] != after[name])
+    named = [line.removeprefix("rewrote ") for line in result.stderr.splitlines() if line.startswith("rewrote ")]
+    assert named == changed and len(changed) == 3
+    assert "4 files scanned" in result.stderr and "3 changed, 0 errors" in result.stderr
+    quiet = gbfix("apply", "examples", "-q", cwd=str(project))
+    assert quiet.returncode == 0 and quiet.stderr == ""
+
+
+def test_counts_are_in_the_right_number(project):
+    one = gbfix("apply", "examples/stats.py", "--dry-run", cwd=str(project))
+    assert "gbfix: 1 file scanned (0 screened out, 1 parsed), 1 would change, 0 errors in " in one.stderr
+    (project / "broken.py").write_text(BROKEN)
+    failed = gbfix("scan", "examples/stats.py", "broken.py", cwd=str(project))
+    assert "gbfix: 2 files scanned (0 screened out, 1 parsed), 1 finding, 1 error in " in failed.stderr
+
+
+def test_scan_and_apply_spell_paths_alike(project):
+    (project / "broken.py").write_text(BROKEN)
+    for spelling in ("./broken.py", str(project / "broken.py"), "examples/../broken.py"):
+        scan = gbfix("scan", spelling, cwd=str(project))
+        apply = gbfix("apply", spelling, "--dry-run", cwd=str(project))
+        assert scan.returncode == apply.returncode == 2
+        assert (
+            scan.stderr.splitlines()[0]
+            == apply.stderr.splitlines()[0]
+            == ("broken.py:3: error: syntax error: '(' was never closed")
+        )
+    scan = gbfix("scan", "./nope.py", cwd=str(project))
+    apply = gbfix("apply", "./nope.py", cwd=str(project))
+    assert scan.stderr.splitlines()[0] == apply.stderr.splitlines()[0] == "nope.py: error: no such file or directory"
+
+
+def test_apply_dash_rewrites_stdin_to_stdout(project):
+    source = (project / "examples" / "stats.py").read_bytes()
+    result = gbfix_bytes("apply", "-", cwd=str(project), stdin=source)
+    assert result.returncode == 0, result.stderr
+    assert b"rewrote -\n" in result.stderr
+    assert gbfix("apply", "examples/stats.py", cwd=str(project)).returncode == 0
+    assert result.stdout == (project / "examples" / "stats.py").read_bytes() != source  # what apply writes
+    assert sorted(os.listdir(project)) == [".git", "examples"]  # nothing written beside it
+    again = gbfix_bytes("apply", "-", cwd=str(project), stdin=result.stdout)
+    assert again.returncode == 0 and again.stdout == result.stdout  # nothing to do: the source comes back
+
+
+def test_apply_dash_keeps_the_bytes_of_the_source(project):
+    text = "# -*- coding: latin-1 -*-\n# café\r\n" + (project / "examples" / "stats.py").read_text()
+    source = text.replace("\n", "\r\n").replace("\r\r\n", "\r\n").encode("latin-1")
+    result = gbfix_bytes("apply", "-", cwd=str(project), stdin=source)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("# -*- coding: latin-1 -*-\r\n# café\r\n".encode("latin-1"))
+    assert b"\r\n" in result.stdout and b"\n" not in result.stdout.replace(b"\r\n", b"")
+    assert b"_gbfix_inner_1" in result.stdout
+
+
+def test_apply_dash_with_dry_run_check_and_errors(project):
+    source = (project / "examples" / "stats.py").read_bytes()
+    diff = gbfix_bytes(
+        "apply", "-", "--dry-run", "--stdin-filename", "examples/stats.py", cwd=str(project), stdin=source
+    )
+    assert diff.returncode == 1 and diff.stdout.startswith(b"diff --git a/examples/stats.py b/examples/stats.py\n")
+    check = gbfix_bytes("apply", "-", "--check", cwd=str(project), stdin=source)
+    assert check.returncode == 1 and check.stdout == b"" and b"would rewrite -\n" in check.stderr
+    broken = gbfix_bytes("apply", "-", cwd=str(project), stdin=BROKEN.encode())
+    assert broken.returncode == 2 and broken.stdout == b""  # an editor keeps its buffer
+    assert broken.stderr.decode().splitlines()[0] == "-:3: error: syntax error: '(' was never closed"
+    mixed = gbfix_bytes("apply", "-", "examples", cwd=str(project), stdin=source)
+    assert mixed.returncode == 2 and b"cannot be combined with other paths" in mixed.stderr
+    verify = gbfix_bytes("apply", "-", "--verify", cwd=str(project), stdin=source)
+    assert verify.returncode == 2 and b"cannot check source from stdin" in verify.stderr
+
+
+def test_stdin_filename_chooses_the_configuration(project):
+    (project / "pyproject.toml").write_text('[tool.gbfix]\nexclude = ["vendored/**"]\nselect = ["GBF005"]\n')
+    source = (project / "examples" / "stats.py").read_bytes()
+    ignored = gbfix_bytes("scan", "-", "--stdin-filename", "examples/stats.py", cwd=str(project), stdin=source)
+    assert ignored.returncode == 0 and ignored.stdout == b""
+    excluded = gbfix_bytes(
+        "apply", "-", "--stdin-filename", "vendored/stats.py", "--force-exclude", "--select", "GBF001",
+        cwd=str(project), stdin=source,
+    )  # fmt: skip
+    assert excluded.returncode == 0 and excluded.stdout == source
+    alone = gbfix_bytes("scan", "examples", "--stdin-filename", "x.py", cwd=str(project), stdin=b"")
+    assert alone.returncode == 2 and b"--stdin-filename goes with `-`" in alone.stderr
+
+
+def test_scan_dash_reads_stdin(project):
+    source = (project / "examples" / "stats.py").read_bytes()
+    result = gbfix_bytes("scan", "-", cwd=str(project), stdin=source)
+    assert result.returncode == 1
+    assert result.stdout.decode().startswith("-:9:5: GBF001 graph break inside a loop")
+    named = gbfix_bytes("scan", "-", "--stdin-filename", "examples/stats.py", cwd=str(project), stdin=source)
+    assert named.stdout.decode().startswith("examples/stats.py:9:5: GBF001 ")
+
+
+def test_format_is_case_insensitive_and_github_annotates(project):
+    (project / "broken.py").write_text(BROKEN)
+    result = gbfix("scan", "examples", "broken.py", "--format", "GitHub", cwd=str(project))
+    assert result.returncode == 2
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("::warning file=examples/sampler.py,line=21,col=5,title=GBF001::graph break inside")
+    assert lines[0].endswith(" [fix: safe]") and len(lines) == 4
+    assert lines[-1] == "::error file=broken.py,line=3,title=gbfix::syntax error: '(' was never closed"
+    as_json = gbfix("scan", "examples", "--format", "JSON", cwd=str(project))
+    assert len(json.loads(as_json.stdout)["findings"]) == 3
+    assert json.loads(gbfix("config", "--format", "Json", cwd=str(project)).stdout)["settings"]
+    assert gbfix("rules", "--format", "MARKDOWN", cwd=str(project)).stdout.startswith("## GBF001")
+    bad = gbfix("scan", "examples", "--format", "xml", cwd=str(project))
+    assert bad.returncode == 2 and "--format must be one of text, json, sarif, github, not 'xml'" in bad.stderr

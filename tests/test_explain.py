@@ -181,7 +181,7 @@ def test_explain_runs_the_entry_and_matches_the_in_process_records(tmp_path, mon
         (i.site.file, i.site.line, i.site.gb_code, i.site.skipped, i.site.frame) for i in e.items
     }
     text = render(e)
-    assert "1 frames skipped (step), 2 graph breaks" in text
+    assert "1 frame skipped (step), 2 graph breaks" in text
     assert "in your code: model.py:9 in step" in text
     assert "fix: GBF001 unroll-loop at model.py:8 (safe fix)" in text
     assert json.loads(json.dumps(e.to_dict()))["breaks"][0]["fix_site"]["line"] == 9

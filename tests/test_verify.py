@@ -287,7 +287,7 @@ def test_apply_verify_writes_only_rewrites_that_pass(project):
     assert "_gbfix_inner_1" in (project / "pkg" / "model.py").read_text()
     assert (project / "pkg" / "introspect.py").read_text() == INTROSPECT
     assert "introspect.py: error: rewrite not written: verification failed: outputs differ" in result.stderr
-    assert "1 changed, 1 errors" in result.stderr
+    assert "1 changed, 1 error" in result.stderr
 
 
 def test_apply_entry_and_inputs_go_together(project):
