@@ -158,6 +158,15 @@ def gbfix_bytes(*args: str, cwd: str, stdin: bytes) -> subprocess.CompletedProce
     return subprocess.run([sys.executable, "-m", "rewriter", *args], cwd=cwd, input=stdin, capture_output=True)
 
 
+def in_process(*args: str, stdin: bytes = b""):
+    """The same app in this process, for usage errors and help that need no fresh interpreter."""
+    from typer.testing import CliRunner
+
+    from rewriter.cli import app
+
+    return CliRunner().invoke(app, list(args), input=stdin, prog_name="gbfix")
+
+
 def test_version_is_the_package_version():
     from rewriter import __version__
 
@@ -170,11 +179,12 @@ def test_version_is_the_package_version():
 
 def test_help_lists_commands_in_the_order_a_user_meets_them():
     result = gbfix("--help", cwd=ROOT)
-    listed = result.stdout.split("Commands:", 1)[1].split()
-    names = [word for word in listed if word in ("apply", "scan", "verify", "explain", "rules", "config")]
-    assert names[:6] == ["apply", "scan", "verify", "explain", "rules", "config"]
-    assert "Usage: gbfix [OPTIONS] COMMAND" in result.stdout
-    assert "..." not in result.stdout.split("Commands:", 1)[1], "a command's summary is cut short"
+    commands = result.stdout.split("Commands:", 1)[1]
+    names = [line.split()[0] for line in commands.strip().splitlines()]
+    assert names == ["apply", "scan", "verify", "explain", "rules", "config"]
+    assert result.stdout.startswith("Usage: gbfix [OPTIONS] COMMAND [ARGS]...\n")
+    assert "--version" in result.stdout
+    assert "..." not in commands, "a command's summary is cut short"
 
 
 @pytest.mark.parametrize(
@@ -189,7 +199,7 @@ def test_help_lists_commands_in_the_order_a_user_meets_them():
     ],
 )
 def test_help_names_what_to_type_not_python_types(command, usage):
-    text = gbfix(command, "--help", cwd=ROOT).stdout
+    text = in_process(command, "--help").stdout
     assert f"Usage: {usage}\n" in text
     assert not re.search(r"<\w+(\[\w+\])?>|\{\w+\}", text), text  # no <str>, <list[str]>, {paths}
     if command == "apply":
@@ -220,19 +230,21 @@ def test_counts_are_in_the_right_number(project):
 
 
 def test_scan_and_apply_spell_paths_alike(project):
-    (project / "broken.py").write_text(BROKEN)
-    for spelling in ("./broken.py", str(project / "broken.py"), "examples/../broken.py"):
-        scan = gbfix("scan", spelling, cwd=str(project))
-        apply = gbfix("apply", spelling, "--dry-run", cwd=str(project))
-        assert scan.returncode == apply.returncode == 2
-        assert (
-            scan.stderr.splitlines()[0]
-            == apply.stderr.splitlines()[0]
-            == ("broken.py:3: error: syntax error: '(' was never closed")
-        )
-    scan = gbfix("scan", "./nope.py", cwd=str(project))
-    apply = gbfix("apply", "./nope.py", cwd=str(project))
-    assert scan.stderr.splitlines()[0] == apply.stderr.splitlines()[0] == "nope.py: error: no such file or directory"
+    (project / "sub").mkdir()
+    for name in ("a.py", "b.py", "sub/c.py"):
+        (project / name).write_text(BROKEN)
+    named = ["./a.py", str(project / "b.py"), "examples/../sub/c.py", "./nope.py"]
+    expected = [
+        "a.py:3: error: syntax error: '(' was never closed",
+        "b.py:3: error: syntax error: '(' was never closed",
+        "nope.py: error: no such file or directory",
+        "sub/c.py:3: error: syntax error: '(' was never closed",
+    ]
+    scan = gbfix("scan", *named, cwd=str(project))
+    apply = gbfix("apply", *named, "--dry-run", cwd=str(project))
+    assert scan.returncode == apply.returncode == 2
+    for result in (scan, apply):
+        assert sorted(line for line in result.stderr.splitlines() if ": error: " in line) == expected
 
 
 def test_apply_dash_rewrites_stdin_to_stdout(project):
@@ -248,12 +260,12 @@ def test_apply_dash_rewrites_stdin_to_stdout(project):
 
 
 def test_apply_dash_keeps_the_bytes_of_the_source(project):
-    text = "# -*- coding: latin-1 -*-\n# café\r\n" + (project / "examples" / "stats.py").read_text()
-    source = text.replace("\n", "\r\n").replace("\r\r\n", "\r\n").encode("latin-1")
+    text = "# -*- coding: latin-1 -*-\n# café\n" + (project / "examples" / "stats.py").read_text()
+    source = text.replace("\n", "\r\n").encode("latin-1")
     result = gbfix_bytes("apply", "-", cwd=str(project), stdin=source)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("# -*- coding: latin-1 -*-\r\n# café\r\n".encode("latin-1"))
-    assert b"\r\n" in result.stdout and b"\n" not in result.stdout.replace(b"\r\n", b"")
+    assert b"\n" not in result.stdout.replace(b"\r\n", b"")  # CRLF throughout
     assert b"_gbfix_inner_1" in result.stdout
 
 
@@ -268,24 +280,28 @@ def test_apply_dash_with_dry_run_check_and_errors(project):
     broken = gbfix_bytes("apply", "-", cwd=str(project), stdin=BROKEN.encode())
     assert broken.returncode == 2 and broken.stdout == b""  # an editor keeps its buffer
     assert broken.stderr.decode().splitlines()[0] == "-:3: error: syntax error: '(' was never closed"
-    mixed = gbfix_bytes("apply", "-", "examples", cwd=str(project), stdin=source)
-    assert mixed.returncode == 2 and b"cannot be combined with other paths" in mixed.stderr
-    verify = gbfix_bytes("apply", "-", "--verify", cwd=str(project), stdin=source)
-    assert verify.returncode == 2 and b"cannot check source from stdin" in verify.stderr
+
+
+def test_dash_usage_errors(project, monkeypatch):
+    monkeypatch.chdir(project)
+    mixed = in_process("apply", "-", "examples", stdin=b"x = 1\n")
+    assert mixed.exit_code == 2 and "cannot be combined with other paths" in mixed.stderr
+    verify = in_process("apply", "-", "--verify", stdin=b"x = 1\n")
+    assert verify.exit_code == 2 and "cannot check source from stdin" in verify.stderr
+    alone = in_process("scan", "examples", "--stdin-filename", "x.py")
+    assert alone.exit_code == 2 and "--stdin-filename goes with `-`" in alone.stderr
 
 
 def test_stdin_filename_chooses_the_configuration(project):
     (project / "pyproject.toml").write_text('[tool.gbfix]\nexclude = ["vendored/**"]\nselect = ["GBF005"]\n')
     source = (project / "examples" / "stats.py").read_bytes()
-    ignored = gbfix_bytes("scan", "-", "--stdin-filename", "examples/stats.py", cwd=str(project), stdin=source)
-    assert ignored.returncode == 0 and ignored.stdout == b""
+    selected = gbfix_bytes("scan", "-", "--stdin-filename", "examples/stats.py", cwd=str(project), stdin=source)
+    assert selected.returncode == 0 and selected.stdout == b""
     excluded = gbfix_bytes(
         "apply", "-", "--stdin-filename", "vendored/stats.py", "--force-exclude", "--select", "GBF001",
         cwd=str(project), stdin=source,
     )  # fmt: skip
     assert excluded.returncode == 0 and excluded.stdout == source
-    alone = gbfix_bytes("scan", "examples", "--stdin-filename", "x.py", cwd=str(project), stdin=b"")
-    assert alone.returncode == 2 and b"--stdin-filename goes with `-`" in alone.stderr
 
 
 def test_scan_dash_reads_stdin(project):
@@ -297,7 +313,7 @@ def test_scan_dash_reads_stdin(project):
     assert named.stdout.decode().startswith("examples/stats.py:9:5: GBF001 ")
 
 
-def test_format_is_case_insensitive_and_github_annotates(project):
+def test_github_format_annotates_findings_and_errors(project):
     (project / "broken.py").write_text(BROKEN)
     result = gbfix("scan", "examples", "broken.py", "--format", "GitHub", cwd=str(project))
     assert result.returncode == 2
@@ -305,9 +321,12 @@ def test_format_is_case_insensitive_and_github_annotates(project):
     assert lines[0].startswith("::warning file=examples/sampler.py,line=21,col=5,title=GBF001::graph break inside")
     assert lines[0].endswith(" [fix: safe]") and len(lines) == 4
     assert lines[-1] == "::error file=broken.py,line=3,title=gbfix::syntax error: '(' was never closed"
-    as_json = gbfix("scan", "examples", "--format", "JSON", cwd=str(project))
-    assert len(json.loads(as_json.stdout)["findings"]) == 3
-    assert json.loads(gbfix("config", "--format", "Json", cwd=str(project)).stdout)["settings"]
-    assert gbfix("rules", "--format", "MARKDOWN", cwd=str(project)).stdout.startswith("## GBF001")
-    bad = gbfix("scan", "examples", "--format", "xml", cwd=str(project))
-    assert bad.returncode == 2 and "--format must be one of text, json, sarif, github, not 'xml'" in bad.stderr
+
+
+def test_format_is_case_insensitive(project, monkeypatch):
+    monkeypatch.chdir(project)
+    assert len(json.loads(in_process("scan", "examples", "--format", "JSON").stdout)["findings"]) == 3
+    assert json.loads(in_process("config", "--format", "Json").stdout)["settings"]
+    assert in_process("rules", "--format", "MARKDOWN").stdout.startswith("## GBF001")
+    bad = in_process("scan", "examples", "--format", "xml")
+    assert bad.exit_code == 2 and "--format must be one of text, json, sarif, github, not 'xml'" in bad.stderr

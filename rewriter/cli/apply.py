@@ -92,6 +92,11 @@ def apply(
     check: bool = typer.Option(
         False, "--check", help="Write nothing, name the files that would change; exit 1 if any would."
     ),
+    exit_zero: bool = typer.Option(
+        False,
+        "--exit-zero",
+        help="With --dry-run or --check: exit 0 even when files would change (errors still exit 2).",
+    ),
     unsafe_fixes: bool = typer.Option(
         False, "--unsafe-fixes", help="Also apply fixes that can change behaviour (see `gbfix rules`)."
     ),
@@ -178,6 +183,6 @@ def apply(
         err(summary(totals, time.perf_counter() - start, f"{totals.changed} {'changed' if write else 'would change'}"))
     if totals.errors:
         raise typer.Exit(EXIT_ERROR)
-    if totals.changed and not write:
+    if totals.changed and not write and not exit_zero:
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_CLEAN)
