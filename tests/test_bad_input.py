@@ -30,6 +30,10 @@ GOOD = "import torch\n\ndef f(x):\n    for i in range(2):\n        x = x + 1\n  
 LOOP_LINES = (4,)
 
 
+#: every test here runs the real command on crafted files
+pytestmark = pytest.mark.cli
+
+
 def gbfix(*args: str, cwd: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "rewriter", "apply", *args],

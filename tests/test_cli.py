@@ -37,6 +37,7 @@ def project(tmp_path):
     return tmp_path
 
 
+@pytest.mark.cli
 def test_dry_run_prints_a_patch_that_applies_and_writes_nothing(project):
     before = snapshot(str(project / "examples"))
     result = gbfix("apply", "examples", "--dry-run", cwd=str(project))
@@ -54,6 +55,7 @@ def test_dry_run_prints_a_patch_that_applies_and_writes_nothing(project):
     assert check.returncode == 0, check.stdout + check.stderr
 
 
+@pytest.mark.cli
 def test_apply_equals_the_patch_and_second_run_is_clean(project):
     patch = gbfix("apply", "examples", "--dry-run", cwd=str(project)).stdout
     result = gbfix("apply", "examples", cwd=str(project))
@@ -67,6 +69,7 @@ def test_apply_equals_the_patch_and_second_run_is_clean(project):
     assert patch
 
 
+@pytest.mark.cli
 def test_check_names_the_files_and_prints_no_patch(project):
     result = gbfix("apply", "examples", "--check", cwd=str(project))
     assert result.returncode == 1
@@ -75,6 +78,7 @@ def test_check_names_the_files_and_prints_no_patch(project):
     assert result.stderr.strip().splitlines()[-1].startswith("gbfix: 3 files scanned")
 
 
+@pytest.mark.cli
 def test_mode_is_kept_on_write(project):
     path = project / "examples" / "stats.py"
     os.chmod(path, 0o640)
@@ -83,6 +87,7 @@ def test_mode_is_kept_on_write(project):
     assert "_gbfix_inner_1" in path.read_text()
 
 
+@pytest.mark.cli
 def test_syntax_error_is_reported_and_the_batch_goes_on(project):
     bad = project / "examples" / "broken.py"
     bad.write_text("import torch\n\ndef f(x:\n    for i in range(2):\n        print(x)\n")
@@ -93,12 +98,14 @@ def test_syntax_error_is_reported_and_the_batch_goes_on(project):
     assert result.stdout.count("diff --git") == 3
 
 
+@pytest.mark.cli
 def test_missing_path_is_an_error_with_its_name(project):
     result = gbfix("apply", "nope.py", cwd=str(project))
     assert result.returncode == 2
     assert "nope.py: error: no such file or directory" in result.stderr
 
 
+@pytest.mark.cli
 def test_gitignore_and_exclude_are_honoured(project):
     (project / ".gitignore").write_text("examples/sampler.py\n")
     result = gbfix("apply", ".", "--dry-run", "--exclude", "examples/stats.py", cwd=str(project))
@@ -106,6 +113,7 @@ def test_gitignore_and_exclude_are_honoured(project):
     assert "transformer_block.py" in result.stdout
 
 
+@pytest.mark.cli
 def test_unknown_config_key_is_an_error(project):
     (project / "pyproject.toml").write_text("[tool.gbfix]\nunrol_max_trips = 3\n")
     result = gbfix("apply", "examples", "--dry-run", cwd=str(project))
@@ -113,6 +121,7 @@ def test_unknown_config_key_is_an_error(project):
     assert "unknown key 'unrol_max_trips'" in result.stderr
 
 
+@pytest.mark.cli
 def test_config_unroll_max_trips_declines_long_loops(project):
     (project / "pyproject.toml").write_text('[tool.gbfix]\nunroll_max_trips = 3\nselect = ["GBF001"]\n')
     result = gbfix("apply", "examples", "--dry-run", cwd=str(project))
@@ -124,6 +133,7 @@ def test_config_unroll_max_trips_declines_long_loops(project):
     assert "_gbfix_loop_1" in result.stdout and "_gbfix_inner" not in result.stdout
 
 
+@pytest.mark.cli
 def test_parallel_and_serial_give_the_same_patch(project):
     for i in range(10):
         shutil.copy(project / "examples" / "stats.py", project / "examples" / f"copy_{i}.py")
@@ -133,6 +143,7 @@ def test_parallel_and_serial_give_the_same_patch(project):
     assert serial.stdout.count("diff --git") == 13
 
 
+@pytest.mark.cli
 def test_help_explains_options():
     result = gbfix("apply", "--help", cwd=ROOT)
     assert result.returncode == 0
@@ -141,6 +152,7 @@ def test_help_explains_options():
     assert gbfix("--help", cwd=ROOT).returncode == 0
 
 
+@pytest.mark.cli
 def test_console_script_is_installed():
     exe = os.path.join(os.path.dirname(sys.executable), "gbfix")
     assert os.path.exists(exe)
@@ -167,6 +179,7 @@ def in_process(*args: str, stdin: bytes = b""):
     return CliRunner().invoke(app, list(args), input=stdin, prog_name="gbfix")
 
 
+@pytest.mark.cli
 def test_version_is_the_package_version():
     from rewriter import __version__
 
@@ -177,6 +190,7 @@ def test_version_is_the_package_version():
         assert f'version = "{__version__}"' in handle.read()
 
 
+@pytest.mark.cli
 def test_help_lists_commands_in_the_order_a_user_meets_them():
     result = gbfix("--help", cwd=ROOT)
     commands = result.stdout.split("Commands:", 1)[1]
@@ -207,6 +221,7 @@ def test_help_names_what_to_type_not_python_types(command, usage):
         assert "--select CODES" in text and "--exclude GLOB" in text and "-j, --jobs N" in text
 
 
+@pytest.mark.cli
 def test_apply_names_each_file_it_rewrote(project):
     (project / "examples" / "clean.py").write_text("import torch\n\ndef f(x):\n    return x.sin()\n")
     before = snapshot(str(project / "examples"))
@@ -221,6 +236,7 @@ def test_apply_names_each_file_it_rewrote(project):
     assert quiet.returncode == 0 and quiet.stderr == ""
 
 
+@pytest.mark.cli
 def test_counts_are_in_the_right_number(project):
     one = gbfix("apply", "examples/stats.py", "--dry-run", cwd=str(project))
     assert "gbfix: 1 file scanned (0 screened out, 1 parsed), 1 would change, 0 errors in " in one.stderr
@@ -229,6 +245,7 @@ def test_counts_are_in_the_right_number(project):
     assert "gbfix: 2 files scanned (0 screened out, 1 parsed), 1 finding, 1 error in " in failed.stderr
 
 
+@pytest.mark.cli
 def test_scan_and_apply_spell_paths_alike(project):
     (project / "sub").mkdir()
     for name in ("a.py", "b.py", "sub/c.py"):
@@ -247,6 +264,7 @@ def test_scan_and_apply_spell_paths_alike(project):
         assert sorted(line for line in result.stderr.splitlines() if ": error: " in line) == expected
 
 
+@pytest.mark.cli
 def test_apply_dash_rewrites_stdin_to_stdout(project):
     source = (project / "examples" / "stats.py").read_bytes()
     result = gbfix_bytes("apply", "-", cwd=str(project), stdin=source)
@@ -259,6 +277,7 @@ def test_apply_dash_rewrites_stdin_to_stdout(project):
     assert again.returncode == 0 and again.stdout == result.stdout  # nothing to do: the source comes back
 
 
+@pytest.mark.cli
 def test_apply_dash_keeps_the_bytes_of_the_source(project):
     text = "# -*- coding: latin-1 -*-\n# café\n" + (project / "examples" / "stats.py").read_text()
     source = text.replace("\n", "\r\n").encode("latin-1")
@@ -269,6 +288,7 @@ def test_apply_dash_keeps_the_bytes_of_the_source(project):
     assert b"_gbfix_inner_1" in result.stdout
 
 
+@pytest.mark.cli
 def test_apply_dash_with_dry_run_check_and_errors(project):
     source = (project / "examples" / "stats.py").read_bytes()
     diff = gbfix_bytes(
@@ -292,6 +312,7 @@ def test_dash_usage_errors(project, monkeypatch):
     assert alone.exit_code == 2 and "--stdin-filename goes with `-`" in alone.stderr
 
 
+@pytest.mark.cli
 def test_stdin_filename_chooses_the_configuration(project):
     (project / "pyproject.toml").write_text('[tool.gbfix]\nexclude = ["vendored/**"]\nselect = ["GBF005"]\n')
     source = (project / "examples" / "stats.py").read_bytes()
@@ -304,6 +325,7 @@ def test_stdin_filename_chooses_the_configuration(project):
     assert excluded.returncode == 0 and excluded.stdout == source
 
 
+@pytest.mark.cli
 def test_scan_dash_reads_stdin(project):
     source = (project / "examples" / "stats.py").read_bytes()
     result = gbfix_bytes("scan", "-", cwd=str(project), stdin=source)
@@ -313,6 +335,7 @@ def test_scan_dash_reads_stdin(project):
     assert named.stdout.decode().startswith("examples/stats.py:9:5: GBF001 ")
 
 
+@pytest.mark.cli
 def test_github_format_annotates_findings_and_errors(project):
     (project / "broken.py").write_text(BROKEN)
     result = gbfix("scan", "examples", "broken.py", "--format", "GitHub", cwd=str(project))

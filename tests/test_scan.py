@@ -175,6 +175,7 @@ def test_config_file_settings_apply_to_scan(project):
 # -- apply --check, the CI face of apply ------------------------------------------------------
 
 
+@pytest.mark.cli
 def test_check_exits_1_and_names_only_the_files_that_would_change(project):
     (project / "clean.py").write_text(CLEAN)
     before = snapshot(str(project))

@@ -222,6 +222,7 @@ def test_entry_not_found_is_a_clear_error(project):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.cli
 def test_missing_git_history_names_the_way_out(project):
     result = gbfix(
         "verify", "pkg/model.py", "--entry", "pkg.model:step", "--inputs", "pkg.model:inputs", cwd=str(project)
@@ -290,6 +291,7 @@ def test_apply_verify_writes_only_rewrites_that_pass(project):
     assert "1 changed, 1 error" in result.stderr
 
 
+@pytest.mark.cli
 def test_apply_entry_and_inputs_go_together(project):
     result = gbfix("apply", "pkg", "--entry", "pkg.model:step", cwd=str(project))
     assert result.returncode == 2
