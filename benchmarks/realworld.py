@@ -36,6 +36,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -106,8 +107,11 @@ def run_model_task(task: str, model: str, settings: Settings, scratch: str, *ext
         return json.load(handle)
 
 
-def _tail(text: str, lines: int = 6) -> str:
-    return " | ".join(line.strip() for line in text.strip().splitlines()[-lines:])
+def _tail(text: str, lines: int = 3) -> str:
+    """The exception line of a traceback when there is one, else the last few lines."""
+    rows = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    errors = [row for row in rows if re.match(r"^[\w.]+(Error|Exception|Unsupported)\b.*:", row)]
+    return errors[-1][:400] if errors else " | ".join(rows[-lines:])[:400]
 
 
 def gbfix(settings: Settings, cwd: str, *args: str) -> subprocess.CompletedProcess:
@@ -191,8 +195,8 @@ def run_model(spec: zoo.ModelSpec, settings: Settings, copy: PackageCopy, scratc
     result["files"] = discovered.get("files", [])
     if "error" in discovered:
         return {**result, "error": discovered["error"], "wall_s": time.perf_counter() - started}
-    if not settings.timings_only:
-        result["before"] = run_model_task("measure", spec.name, settings, scratch, "--reference", reference)
+    only = ["--timings-only"] if settings.timings_only else []
+    result["before"] = run_model_task("measure", spec.name, settings, scratch, "--reference", reference, *only)
     result["after"] = {mode: run_after(spec, mode, settings, copy, scratch, reference, trace_dir, result["files"])
                        for mode in settings.modes}
     result["wall_s"] = time.perf_counter() - started

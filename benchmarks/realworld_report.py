@@ -34,7 +34,8 @@ How the figures are counted (each side in a fresh process, torch.compile with a 
 - **compile**: first call, from a fresh process. **c/e**: compiled / eager
   steady-state time; **a/b**: after / before compiled time. Both ratios come
   from medians of calls interleaved in one process that holds both package
-  copies, so machine load hits both sides alike.
+  copies, so machine load hits both sides alike; where that process could not
+  compile the second copy, from each side's own process (a/b marked `*`).
 - **equal**: every output tensor of the compiled run equals the eager run of
   the unmodified package (exactly, with the eager backend), and the rewritten
   package's eager run equals it too.
@@ -111,7 +112,8 @@ def aggregate(models: list[dict[str, Any]], mode: str) -> dict[str, Any]:
 
     def coverage(side_index: int) -> Optional[float]:
         inside = total(side_index, "ops_inside")
-        return inside / (inside + total(side_index, "ops_outside")) if pairs else None
+        counted = inside + total(side_index, "ops_outside")
+        return inside / counted if counted else None
 
     return {
         "mode": mode,
@@ -225,8 +227,7 @@ def _model_row(model: dict[str, Any], mode: str) -> str:
     def seconds(side: dict[str, Any]) -> str:
         return f"{side['compile_s']:.1f}" if _ok(side) and "compile_s" in side else "–"
 
-    ce_before = _ratio(after.get("pair_before_compiled_s"), after.get("pair_before_eager_s"))
-    ce_after = _ratio(after.get("pair_after_compiled_s"), after.get("pair_after_eager_s"))
+    ce_before, ce_after, after_before = timing_ratios(before, after)
     equal = _equal(after)
     return (f"| {model['name']} | {model['family']} | {mode} "
             f"| {len(model.get('files', []))} ({len(after.get('changed_files', []))}) "
@@ -235,9 +236,29 @@ def _model_row(model: dict[str, Any], mode: str) -> str:
             f"| {_arrow(_num(before, 'graphs'), _num(after, 'graphs'))} "
             f"| {_arrow(_num(before, 'ops'), _num(after, 'ops'))} "
             f"| {_arrow(_pct(_coverage(before)), _pct(_coverage(after)))} "
-            f"| {_arrow(seconds(before), seconds(after))} | {ce_before}, {ce_after} "
-            f"| {_ratio(after.get('pair_after_compiled_s'), after.get('pair_before_compiled_s'))} "
+            f"| {_arrow(seconds(before), seconds(after))} | {ce_before}, {ce_after} | {after_before} "
             f"| {'yes' if equal else 'NO' if equal is False else '–'} |")
+
+
+def timings(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, Optional[float]], bool]:
+    """Median seconds (before/after x compiled/eager) and whether they come from the paired rounds.
+
+    Paired: both package copies timed in one process, interleaved. Otherwise
+    each side's own process (its compiled and eager calls still interleaved).
+    """
+    keys = ("before_compiled", "after_compiled", "before_eager", "after_eager")
+    if after.get("pair_after_compiled_s"):
+        return {key: after.get(f"pair_{key}_s") for key in keys}, True
+    return {"before_compiled": before.get("compiled_s"), "after_compiled": after.get("compiled_s"),
+            "before_eager": before.get("eager_s"), "after_eager": after.get("eager_s")}, False
+
+
+def timing_ratios(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, str, str]:
+    """compiled/eager before, compiled/eager after, after/before compiled, as table cells (``*``: not paired)."""
+    t, paired = timings(before, after)
+    after_before = _ratio(t["after_compiled"], t["before_compiled"])
+    return (_ratio(t["before_compiled"], t["before_eager"]), _ratio(t["after_compiled"], t["after_eager"]),
+            after_before if paired or after_before == "–" else after_before + "*")
 
 
 def _cell(text: str) -> str:
@@ -270,6 +291,9 @@ def _side_details(label: str, side: dict[str, Any]) -> list[str]:
     reasons = ", ".join(f"{k} ×{v}" for k, v in side.get("break_reasons", {}).items()) or "none"
     problems = [side[k] for k in ("compiled_vs_reference", "eager_vs_reference") if side.get(k)]
     lines = [f"- {label}: skipped {', '.join(f'`{s}`' for s in skipped) or 'none'}; breaks: {reasons}"]
+    lines += [f"  - cause: `{cause}`" for cause in side.get("skip_causes", [])]
+    if side.get("pair_error"):
+        lines.append(f"  - paired timing not taken: {_cell(side['pair_error'])}")
     lines += [f"  - output differs: {_cell(p)}" for p in problems]
     return lines
 
@@ -290,20 +314,18 @@ def _medium_row(model: dict[str, Any], mode: str) -> str:
     before, after = _side(model, None), _side(model, mode)
     if model.get("error") or not _ok(after):
         return f"| {model['name']} | {mode} | error: {_cell(str(model.get('error') or after.get('error')))} " + "| " * 8 + "|"
+    t, _ = timings(before, after)
+    ce_before, ce_after, after_before = timing_ratios(before, after)
 
     def ms(key: str) -> str:
-        return f"{1000 * after[key]:.1f}" if after.get(key) else "–"
+        return f"{1000 * t[key]:.1f}" if t.get(key) else "–"
 
     compile_before = f"{before['compile_s']:.1f}" if _ok(before) else "–"
     equal = _equal(after)
     return (f"| {model['name']} | {mode} | {_arrow(_num(before, 'skipped'), _num(after, 'skipped'))} "
             f"| {_arrow(_num(before, 'ops'), _num(after, 'ops'))} | {compile_before}, {after['compile_s']:.1f} "
-            f"| {ms('pair_before_compiled_s')}, {ms('pair_after_compiled_s')} "
-            f"| {ms('pair_before_eager_s')}, {ms('pair_after_eager_s')} "
-            f"| {_ratio(after.get('pair_before_compiled_s'), after.get('pair_before_eager_s'))}, "
-            f"{_ratio(after.get('pair_after_compiled_s'), after.get('pair_after_eager_s'))} "
-            f"| {_ratio(after.get('pair_after_compiled_s'), after.get('pair_before_compiled_s'))} "
-            f"| {'yes' if equal else 'NO' if equal is False else '–'} |")
+            f"| {ms('before_compiled')}, {ms('after_compiled')} | {ms('before_eager')}, {ms('after_eager')} "
+            f"| {ce_before}, {ce_after} | {after_before} | {'yes' if equal else 'NO' if equal is False else '–'} |")
 
 
 # -- files ------------------------------------------------------------------------------------------

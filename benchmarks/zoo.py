@@ -71,12 +71,10 @@ SIZES = {
 
 # -- helpers ------------------------------------------------------------------------------
 
-def _transformers_model(class_name: str, config: Any, device: str, **init: Any) -> Any:
+def _transformers_model(class_name: str, config: Any, device: str) -> Any:
     """Instantiate ``transformers.<class_name>`` from ``config``: random weights, eval, on ``device``."""
     import transformers
 
-    for key, value in init.items():
-        setattr(config, key, value)
     model = getattr(transformers, class_name)(config)
     return model.eval().to(device)
 
@@ -162,6 +160,67 @@ def build_gpt_neox(size_name: str, device: str) -> Built:
     return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False})
 
 
+def build_llama_generate(size_name: str, device: str) -> Built:
+    """``generate()`` compiled whole: greedy decoding, a Python loop of model calls with a cache."""
+    size = SIZES[size_name]
+    config = _config("LlamaConfig", **{**_decoder_kwargs(size), "use_cache": True})
+    model = _transformers_model("LlamaForCausalLM", config, device)
+    return Built(model.generate, kwargs={"input_ids": _ids(size, device), "max_new_tokens": 4, "do_sample": False,
+                                         "pad_token_id": 0})
+
+
+def build_t5(size_name: str, device: str) -> Built:
+    size = SIZES[size_name]
+    config = _config("T5Config", vocab_size=size.vocab, d_model=size.hidden, d_kv=size.hidden // size.heads,
+                     d_ff=size.intermediate, num_layers=size.layers, num_heads=size.heads, use_cache=False)
+    model = _transformers_model("T5Model", config, device)
+    return Built(model, kwargs={"input_ids": _ids(size, device), "decoder_input_ids": _ids(size, device),
+                                "use_cache": False})
+
+
+def build_bart(size_name: str, device: str) -> Built:
+    size = SIZES[size_name]
+    config = _config("BartConfig", vocab_size=size.vocab, d_model=size.hidden, encoder_layers=size.layers,
+                     decoder_layers=size.layers, encoder_attention_heads=size.heads, decoder_attention_heads=size.heads,
+                     encoder_ffn_dim=size.intermediate, decoder_ffn_dim=size.intermediate,
+                     max_position_embeddings=max(2 * size.seq, 128), use_cache=False)
+    model = _transformers_model("BartModel", config, device)
+    return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False})
+
+
+def build_falcon(size_name: str, device: str) -> Built:
+    size = SIZES[size_name]
+    config = _config("FalconConfig", vocab_size=size.vocab, hidden_size=size.hidden, num_hidden_layers=size.layers,
+                     num_attention_heads=size.heads, use_cache=False)
+    model = _transformers_model("FalconForCausalLM", config, device)
+    return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False})
+
+
+def build_bloom(size_name: str, device: str) -> Built:
+    size = SIZES[size_name]
+    config = _config("BloomConfig", vocab_size=size.vocab, hidden_size=size.hidden, n_layer=size.layers,
+                     n_head=size.heads, use_cache=False)
+    model = _transformers_model("BloomForCausalLM", config, device)
+    return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False})
+
+
+def build_opt(size_name: str, device: str) -> Built:
+    size = SIZES[size_name]
+    config = _config("OPTConfig", vocab_size=size.vocab, hidden_size=size.hidden, num_hidden_layers=size.layers,
+                     num_attention_heads=size.heads, ffn_dim=size.intermediate, word_embed_proj_dim=size.hidden,
+                     max_position_embeddings=max(2 * size.seq, 128), use_cache=False)
+    model = _transformers_model("OPTForCausalLM", config, device)
+    return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False})
+
+
+def build_mamba(size_name: str, device: str) -> Built:
+    size = SIZES[size_name]
+    config = _config("MambaConfig", vocab_size=size.vocab, hidden_size=size.hidden, num_hidden_layers=size.layers,
+                     state_size=8, use_cache=False)
+    model = _transformers_model("MambaForCausalLM", config, device)
+    return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False})
+
+
 # -- mixture of experts -----------------------------------------------------------------------
 
 build_mixtral = _moe_lm("MixtralForCausalLM", "MixtralConfig", num_local_experts=4, num_experts_per_tok=2)
@@ -170,6 +229,13 @@ build_qwen2_moe = _moe_lm("Qwen2MoeForCausalLM", "Qwen2MoeConfig", num_experts=4
 build_olmoe = _moe_lm("OlmoeForCausalLM", "OlmoeConfig", num_experts=4, num_experts_per_tok=2)
 build_qwen3_moe = _moe_lm("Qwen3MoeForCausalLM", "Qwen3MoeConfig", num_experts=4, num_experts_per_tok=2,
                           moe_intermediate_size=64, head_dim=16)
+
+
+build_jamba = _moe_lm("JambaForCausalLM", "JambaConfig", num_experts=4, num_experts_per_tok=2, attn_layer_period=2,
+                      attn_layer_offset=1, expert_layer_period=2, expert_layer_offset=1,
+                      mamba_d_state=8)
+build_granitemoe = _moe_lm("GraniteMoeForCausalLM", "GraniteMoeConfig", num_local_experts=4, num_experts_per_tok=2)
+build_phimoe = _moe_lm("PhimoeForCausalLM", "PhimoeConfig", num_local_experts=4, num_experts_per_tok=2)
 
 
 # -- encoders ------------------------------------------------------------------------------------
@@ -240,6 +306,13 @@ def build_convnext(size_name: str, device: str) -> Built:
 _IMAGE_TOKEN, _VIDEO_TOKEN, _VISION_START, _VISION_END = 250, 251, 252, 253
 
 
+def _vision_tower(size: Size) -> dict[str, Any]:
+    """A ViT-style vision config (SigLIP, CLIP, Idefics) at ``size``, 8x8 patches."""
+    return {"hidden_size": size.hidden, "intermediate_size": size.intermediate,
+            "num_hidden_layers": size.layers, "num_attention_heads": size.heads,
+            "image_size": size.image, "patch_size": 8}
+
+
 def _qwen_vl_inputs(size: Size, device: str, grid: tuple[int, int, int], merge: int) -> dict[str, Any]:
     """Token ids with one image's placeholder tokens, its flattened patches and its grid."""
     import torch
@@ -301,9 +374,7 @@ def build_llava(size_name: str, device: str) -> Built:
     import torch
 
     size = SIZES[size_name]
-    vision = {"model_type": "clip_vision_model", "hidden_size": size.hidden, "intermediate_size": size.intermediate,
-              "num_hidden_layers": size.layers, "num_attention_heads": size.heads,
-              "image_size": size.image, "patch_size": 8}
+    vision = {"model_type": "clip_vision_model", **_vision_tower(size)}
     config = _config("LlavaConfig", vision_config=vision,
                      text_config={"model_type": "llama", **_decoder_kwargs(size)},
                      image_token_index=_IMAGE_TOKEN, image_seq_length=(size.image // 8) ** 2)
@@ -315,24 +386,45 @@ def build_llava(size_name: str, device: str) -> Built:
                                 "use_cache": False})
 
 
-def build_idefics3(size_name: str, device: str) -> Built:
+def _idefics_like(class_name: str, config_name: str) -> Callable[[str, str], Built]:
+    """Idefics3 / SmolVLM: two images per sample, pixel-shuffled into the text's image tokens."""
+
+    def build(size_name: str, device: str) -> Built:
+        import torch
+
+        size = SIZES[size_name]
+        config = _config(config_name, vision_config=_vision_tower(size),
+                         text_config={"model_type": "llama", **_decoder_kwargs(size)},
+                         image_token_id=_IMAGE_TOKEN, scale_factor=2)
+        model = _transformers_model(class_name, config, device)
+        per_image, images = (size.image // 8) ** 2 // 4, 2
+        text = _ids(size, device)[0].tolist()
+        ids = [text[0]] + [_IMAGE_TOKEN] * (per_image * images) + text[1:]
+        return Built(model, kwargs={"input_ids": torch.tensor([ids], device=device),
+                                    "pixel_values": _randn((1, images, 3, size.image, size.image), device),
+                                    "use_cache": False})
+
+    return build
+
+
+build_idefics3 = _idefics_like("Idefics3ForConditionalGeneration", "Idefics3Config")
+build_smolvlm = _idefics_like("SmolVLMForConditionalGeneration", "SmolVLMConfig")
+
+
+def build_gemma3(size_name: str, device: str) -> Built:
     import torch
 
     size = SIZES[size_name]
-    vision = {"hidden_size": size.hidden, "intermediate_size": size.intermediate,
-              "num_hidden_layers": size.layers, "num_attention_heads": size.heads,
-              "image_size": size.image, "patch_size": 8}
-    config = _config("Idefics3Config", vision_config=vision,
-                     text_config={"model_type": "llama", **_decoder_kwargs(size)},
-                     image_token_id=_IMAGE_TOKEN, scale_factor=2)
-    model = _transformers_model("Idefics3ForConditionalGeneration", config, device)
-    per_image = (size.image // 8) ** 2 // 4
-    images = 2
-    text = _ids(size, device)[0].tolist()
-    ids = [text[0]] + [_IMAGE_TOKEN] * (per_image * images) + text[1:]
-    return Built(model, kwargs={"input_ids": torch.tensor([ids], device=device),
-                                "pixel_values": _randn((1, images, 3, size.image, size.image), device),
-                                "use_cache": False})
+    text = {**_decoder_kwargs(size), "head_dim": 16, "sliding_window": 8}
+    tokens = 4
+    config = _config("Gemma3Config", vision_config=_vision_tower(size), text_config=text, image_token_index=_IMAGE_TOKEN,
+                     mm_tokens_per_image=tokens, boi_token_index=_VISION_START, eoi_token_index=_VISION_END)
+    model = _transformers_model("Gemma3ForConditionalGeneration", config, device)
+    text_ids = _ids(size, device)[0].tolist()
+    ids = [text_ids[0], _VISION_START] + [_IMAGE_TOKEN] * tokens + [_VISION_END] + text_ids[1:]
+    ids_t = torch.tensor([ids], device=device)
+    return Built(model, kwargs={"input_ids": ids_t, "pixel_values": _randn((1, 3, size.image, size.image), device),
+                                "token_type_ids": (ids_t == _IMAGE_TOKEN).long(), "use_cache": False})
 
 
 # -- audio -------------------------------------------------------------------------------------------
@@ -407,113 +499,6 @@ def build_ddpm(size_name: str, device: str) -> Built:
     steps = 4 if size_name == "tiny" else 8
     return Built(pipe.__call__, kwargs={"batch_size": 1, "num_inference_steps": steps,
                                         "output_type": "np", "return_dict": False})
-
-
-# -- more decoders, MoE and vision-language models ---------------------------------------------
-
-def build_llama_generate(size_name: str, device: str) -> Built:
-    size = SIZES[size_name]
-    config = _config("LlamaConfig", **{**_decoder_kwargs(size), "use_cache": True})
-    model = _transformers_model("LlamaForCausalLM", config, device)
-    return Built(model.generate, kwargs={"input_ids": _ids(size, device), "max_new_tokens": 4, "do_sample": False,
-                                         "pad_token_id": 0})
-
-
-def build_t5(size_name: str, device: str) -> Built:
-    size = SIZES[size_name]
-    config = _config("T5Config", vocab_size=size.vocab, d_model=size.hidden, d_kv=size.hidden // size.heads,
-                     d_ff=size.intermediate, num_layers=size.layers, num_heads=size.heads, use_cache=False)
-    model = _transformers_model("T5Model", config, device)
-    return Built(model, kwargs={"input_ids": _ids(size, device), "decoder_input_ids": _ids(size, device),
-                                "use_cache": False})
-
-
-def build_bart(size_name: str, device: str) -> Built:
-    size = SIZES[size_name]
-    config = _config("BartConfig", vocab_size=size.vocab, d_model=size.hidden, encoder_layers=size.layers,
-                     decoder_layers=size.layers, encoder_attention_heads=size.heads, decoder_attention_heads=size.heads,
-                     encoder_ffn_dim=size.intermediate, decoder_ffn_dim=size.intermediate,
-                     max_position_embeddings=max(2 * size.seq, 128), use_cache=False)
-    model = _transformers_model("BartModel", config, device)
-    return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False})
-
-
-def build_falcon(size_name: str, device: str) -> Built:
-    size = SIZES[size_name]
-    config = _config("FalconConfig", vocab_size=size.vocab, hidden_size=size.hidden, num_hidden_layers=size.layers,
-                     num_attention_heads=size.heads, use_cache=False)
-    model = _transformers_model("FalconForCausalLM", config, device)
-    return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False})
-
-
-def build_bloom(size_name: str, device: str) -> Built:
-    size = SIZES[size_name]
-    config = _config("BloomConfig", vocab_size=size.vocab, hidden_size=size.hidden, n_layer=size.layers,
-                     n_head=size.heads, use_cache=False)
-    model = _transformers_model("BloomForCausalLM", config, device)
-    return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False})
-
-
-def build_opt(size_name: str, device: str) -> Built:
-    size = SIZES[size_name]
-    config = _config("OPTConfig", vocab_size=size.vocab, hidden_size=size.hidden, num_hidden_layers=size.layers,
-                     num_attention_heads=size.heads, ffn_dim=size.intermediate, word_embed_proj_dim=size.hidden,
-                     max_position_embeddings=max(2 * size.seq, 128), use_cache=False)
-    model = _transformers_model("OPTForCausalLM", config, device)
-    return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False})
-
-
-def build_mamba(size_name: str, device: str) -> Built:
-    size = SIZES[size_name]
-    config = _config("MambaConfig", vocab_size=size.vocab, hidden_size=size.hidden, num_hidden_layers=size.layers,
-                     state_size=8, use_cache=False)
-    model = _transformers_model("MambaForCausalLM", config, device)
-    return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False})
-
-
-build_jamba = _moe_lm("JambaForCausalLM", "JambaConfig", num_experts=4, num_experts_per_tok=2, attn_layer_period=2,
-                      attn_layer_offset=1, expert_layer_period=2, expert_layer_offset=1, use_mamba_kernels=False,
-                      mamba_d_state=8)
-build_granitemoe = _moe_lm("GraniteMoeForCausalLM", "GraniteMoeConfig", num_local_experts=4, num_experts_per_tok=2)
-build_phimoe = _moe_lm("PhimoeForCausalLM", "PhimoeConfig", num_local_experts=4, num_experts_per_tok=2)
-
-
-def build_gemma3(size_name: str, device: str) -> Built:
-    import torch
-
-    size = SIZES[size_name]
-    vision = {"hidden_size": size.hidden, "intermediate_size": size.intermediate, "num_hidden_layers": size.layers,
-              "num_attention_heads": size.heads, "image_size": size.image, "patch_size": 8}
-    text = {**_decoder_kwargs(size), "head_dim": 16, "sliding_window": 8}
-    tokens = 4
-    config = _config("Gemma3Config", vision_config=vision, text_config=text, image_token_index=_IMAGE_TOKEN,
-                     mm_tokens_per_image=tokens, boi_token_index=_VISION_START, eoi_token_index=_VISION_END)
-    model = _transformers_model("Gemma3ForConditionalGeneration", config, device)
-    text_ids = _ids(size, device)[0].tolist()
-    ids = [text_ids[0], _VISION_START] + [_IMAGE_TOKEN] * tokens + [_VISION_END] + text_ids[1:]
-    ids_t = torch.tensor([ids], device=device)
-    return Built(model, kwargs={"input_ids": ids_t, "pixel_values": _randn((1, 3, size.image, size.image), device),
-                                "token_type_ids": (ids_t == _IMAGE_TOKEN).long(), "use_cache": False})
-
-
-def build_smolvlm(size_name: str, device: str) -> Built:
-    import torch
-
-    size = SIZES[size_name]
-    vision = {"hidden_size": size.hidden, "intermediate_size": size.intermediate,
-              "num_hidden_layers": size.layers, "num_attention_heads": size.heads,
-              "image_size": size.image, "patch_size": 8}
-    config = _config("SmolVLMConfig", vision_config=vision,
-                     text_config={"model_type": "llama", **_decoder_kwargs(size)},
-                     image_token_id=_IMAGE_TOKEN, scale_factor=2)
-    model = _transformers_model("SmolVLMForConditionalGeneration", config, device)
-    per_image = (size.image // 8) ** 2 // 4
-    images = 2
-    text = _ids(size, device)[0].tolist()
-    ids = [text[0]] + [_IMAGE_TOKEN] * (per_image * images) + text[1:]
-    return Built(model, kwargs={"input_ids": torch.tensor([ids], device=device),
-                                "pixel_values": _randn((1, images, 3, size.image, size.image), device),
-                                "use_cache": False})
 
 
 # -- the zoo ---------------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from rewriter.runtime.verify import (  # noqa: E402
 )
 from tests.golden import Case, cases  # noqa: E402
 
-HEADER = ("case", "result", "skipped", "graphs", "ops", "call ms", "outputs", "secs", "note")
+HEADER = ("case", "result", "skipped", "graphs", "ops", "coverage", "call ms", "outputs", "secs", "note")
 
 
 def versions(device: str, backend: str) -> list[str]:
@@ -95,7 +95,7 @@ def run_case(case: Case, args: argparse.Namespace) -> tuple[Case, Optional[Verif
 def row(case: Case, report: Optional[VerifyReport], error: str, seconds: float) -> tuple[str, ...]:
     label = str(case) + ("" if case.expected is not None else " (unchanged)")
     if report is None:
-        return (label, "ERROR", "", "", "", "", "", f"{seconds:.1f}", error.splitlines()[0][:120])
+        return (label, "ERROR", "", "", "", "", "", "", f"{seconds:.1f}", error.splitlines()[0][:120])
     b, a = report.before.stats, report.after.stats
 
     def pair(get) -> str:  # type: ignore[no-untyped-def]
@@ -109,6 +109,7 @@ def row(case: Case, report: Optional[VerifyReport], error: str, seconds: float) 
         pair(lambda s: s.frames_skipped),
         pair(lambda s: s.graphs),
         pair(lambda s: s.ops),
+        pair(lambda s: "-" if s.coverage is None else f"{s.coverage:.0%}"),
         pair(lambda s: f"{s.call_seconds * 1e3:.2f}"),
         f"{equal}/{len(report.comparisons)} equal",
         f"{seconds:.1f}",

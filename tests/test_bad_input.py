@@ -127,7 +127,7 @@ def test_syntax_error_in_a_file_the_screen_rules_out_is_not_parsed(project):
 
 
 def test_bytes_that_are_not_valid_in_any_encoding(project):
-    bad = b"import torch\n\ndef f(x):\n    for i in range(2):\n        print('\xff\xfe\x80')\n"
+    bad = b"import torch\n\ndef f(x):\n    for i in range(2):\n        x = x + 1\n        print('\xff\xfe\x80')\n"
     (project / "binary.py").write_bytes(bad)
     result = gbfix(".", cwd=str(project))
     assert_one_error(result, "./binary.py", "not valid utf-8")
@@ -154,7 +154,7 @@ def test_inconsistent_tabs_and_spaces(project):
 
 
 def test_null_byte(project):
-    bad = b"import torch\n\ndef f(x):\n    for i in range(2):\n        print('\x00')\n"
+    bad = b"import torch\n\ndef f(x):\n    for i in range(2):\n        x = x + 1\n        print('\x00')\n"
     (project / "nul.py").write_bytes(bad)
     result = gbfix(".", cwd=str(project))
     assert_one_error(result, "./nul.py", "null bytes")
@@ -451,9 +451,9 @@ def test_new_syntax_parses_or_is_reported(project):
 def test_every_bad_input_in_one_parallel_batch(project, outside):
     bad = {
         "broken.py": b"def f(x:\n    for i in range(2):\n        print(x)\n",
-        "binary.py": b"def f(x):\n    for i in range(2):\n        print('\xff')\n",
+        "binary.py": b"def f(x):\n    for i in range(2):\n        x = x + 1\n        print('\xff')\n",
         "tabs.py": b"def f(x):\n    for i in range(2):\n\tx = x + 1\n        print(i)\n",
-        "nul.py": b"def f(x):\n    for i in range(2):\n        print('\x00')\n",
+        "nul.py": b"def f(x):\n    for i in range(2):\n        x = x + 1\n        print('\x00')\n",
     }
     for name, data in bad.items():
         (project / name).write_bytes(data)

@@ -17,7 +17,7 @@ from rewriter.engine import batch
 from rewriter.engine.config import Settings
 from rewriter.engine.results import Changed, Failed, Unchanged
 
-LOOP = "import torch\n\ndef f(x):\n    for i in range(2):\n        print(x)\n    return x\n"
+LOOP = "import torch\n\ndef f(x):\n    for i in range(2):\n        x = x * 2\n        print(x)\n    return x\n"
 QUIET = "def f(x):\n    return x + 1\n"
 
 

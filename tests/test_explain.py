@@ -182,6 +182,9 @@ def test_explain_runs_the_entry_and_matches_the_in_process_records(tmp_path, mon
     }
     text = render(e)
     assert "1 frame skipped (step), 2 graph breaks" in text
+    # the whole frame is skipped: every op of the call runs eagerly
+    assert e.stats.coverage == 0.0 and e.stats.ops_eager > 0
+    assert f"graph coverage 0% ({e.stats.ops_eager} of {e.stats.ops_eager} ops run eagerly)" in text
     assert "in your code: model.py:9 in step" in text
     assert "fix: GBF001 unroll-loop at model.py:8 (safe fix)" in text
     assert json.loads(json.dumps(e.to_dict()))["breaks"][0]["fix_site"]["line"] == 9

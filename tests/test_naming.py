@@ -14,6 +14,7 @@ def test_first_free_number_reads_whole_identifiers_only() -> None:
     assert first_free_number("_gbfix_loop_3()\nx = _gbfix_ok_7\n") == 8
     assert first_free_number("my_gbfix_loop_9 = _gbfix_loop_9x = _gbfix_Loop_9\n") == 1
     assert first_free_number("print('_gbfix_inner_12')  # _gbfix_loop_2\n") == 13
+    assert first_free_number("_gbfix_layers_loop_4()\n_gbfix_block2_step_5(x)\n") == 6
 
 
 def test_allocator_counts_on() -> None:
@@ -29,7 +30,7 @@ def f(xs, cm):
     total = 0
     for x in xs:
         print(x)
-        total += 1
+        total = total + x
     with cm:
         print(total)
         total += 2
@@ -38,19 +39,20 @@ def f(xs, cm):
 
 
 def _helpers(text: str) -> list[str]:
-    return re.findall(r"def (_gbfix_[a-z]+_\d+)", text)
+    return re.findall(r"def (_gbfix_[a-z0-9_]+?_\d+)\(", text)
 
 
 def test_helpers_of_different_rules_in_one_file_get_different_numbers() -> None:
     new = transform_source(SOURCE, "m.py", Settings()).new_text
     assert new is not None
     helpers = _helpers(new)
-    assert len(helpers) == 2 and len(set(helpers)) == 2, new
-    assert sorted(int(h.rsplit("_", 1)[1]) for h in helpers) == [1, 2]
+    # the loop's driver and its per-trip function, then the `with` block's helper
+    assert len(helpers) == 3 and len(set(helpers)) == 3, new
+    assert sorted(int(h.rsplit("_", 1)[1]) for h in helpers) == [1, 2, 3]
 
 
 def test_numbers_go_past_the_names_a_file_already_has() -> None:
     source = SOURCE.replace("    total = 0\n", "    total = 0\n    _gbfix_loop_41 = None\n")
     new = transform_source(source, "m.py", Settings()).new_text
     assert new is not None
-    assert sorted(int(h.rsplit("_", 1)[1]) for h in _helpers(new)) == [42, 43], new
+    assert sorted(int(h.rsplit("_", 1)[1]) for h in _helpers(new)) == [42, 43, 44], new

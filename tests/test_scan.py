@@ -36,6 +36,7 @@ REFUSED_LOOP = (
     "    for i in range(2):\n"
     "        if i:\n"
     "            break\n"
+    "        x = x + i\n"
     "        print(i)\n"
     "    return x\n"
 )

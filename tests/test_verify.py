@@ -148,7 +148,10 @@ def test_a_proven_rewrite_passes_with_json(project):
     assert report["before"]["stats"]["frames_skipped"] == 1
     assert report["after"]["stats"]["frames_skipped"] == 0
     assert report["after"]["stats"]["ops"] > report["before"]["stats"]["ops"]
+    assert report["after"]["stats"]["coverage"] > report["before"]["stats"]["coverage"]
     assert [c["equal"] for c in report["comparisons"]] == [True, True, True]
+    table = verify_model(project).stdout
+    assert "graph coverage" in table and "pts" in table
 
 
 @pytest.mark.torch_run
@@ -353,6 +356,67 @@ def test_judge_names_every_reason():
     differ = [Comparison("a", "b", "output[0]: x"), Comparison("c", "b", "output[0]: x")]
     assert judge(_stats(1, 3), _stats(0, 5), differ) == ["outputs differ (a vs b; c vs b): output[0]: x"]
     assert judge(_stats(1, 3), None, [], "TypeError: boom") == ["after fails under torch.compile: TypeError: boom"]
+
+
+def _covered(outside: int, eager: int = 10) -> CompileStats:
+    return CompileStats(frames_total=2, frames_ok=1, ops=3, ops_outside_graphs=outside, ops_eager=eager)
+
+
+def test_a_graph_break_rewrite_must_capture_more():
+    same = [Comparison("eager(before)", "compiled(after)", None)]
+    moved = judge(_covered(6), _covered(6), same, must_capture=True)
+    assert moved == ["after captures nothing more: graph coverage 40% -> 40% (6 -> 6 ops run eagerly)"]
+    assert judge(_covered(6), _covered(2), same, must_capture=True) == []
+    # placement rules keep their own criteria: the same coverage passes
+    assert judge(_covered(6), _covered(6), same) == []
+    # skipping more frames is fine when more of the work runs in graphs (a loop's eager driver)
+    more_skips = CompileStats(frames_total=3, frames_ok=1, ops=3, ops_outside_graphs=2, ops_eager=10)
+    assert judge(_covered(6), more_skips, same, must_capture=True) == []
+    # nothing counted (an entry with no tensor op): the criterion cannot apply
+    assert judge(_covered(0, 0), _covered(0, 0), same, must_capture=True) == []
+
+
+def test_rewritten_by_names_the_rules_whose_findings_the_change_touched():
+    from rewriter.runtime.verify import GRAPH_BREAK_CODES, rewritten_by
+
+    assert rewritten_by(MODEL, MODEL_UNROLLED, "model.py") == {"GBF001"}
+    assert {"GBF001", "GBF002", "GBF003", "GBF004"} <= GRAPH_BREAK_CODES and "GBF005" not in GRAPH_BREAK_CODES
+    assert rewritten_by(MODEL, MODEL.replace("def inputs", "def inputs_"), "model.py") == frozenset()
+
+
+def test_coverage_counts_the_ops_that_run_outside_graphs():
+    from rewriter.runtime.measure import measure
+
+    def loop(x):
+        for _ in range(3):
+            x = x * 2
+            print(x.sum().item())
+            x = torch.relu(x + 1)
+        return torch.softmax(x, 0)
+
+    def per_iteration(x):
+        def step(x):
+            x = x * 2
+            print(x.sum().item())
+            return torch.relu(x + 1)
+
+        for _ in range(3):
+            x = step(x)
+        return torch.softmax(x, 0)
+
+    def clean(x):
+        return torch.softmax(torch.relu(x * 2 + 1), 0)
+
+    skipped = measure(loop, (torch.ones(4),))[1]
+    assert (skipped.ops_in_graphs, skipped.ops_outside_graphs, skipped.ops_eager) == (0, 16, 16)
+    assert skipped.coverage == 0.0
+    # each step's mul, sum, add and relu run in its graphs; its `.item()` runs
+    # outside, and so does the softmax of the skipped frame that loops
+    stepped = measure(per_iteration, (torch.ones(4),))[1]
+    assert (stepped.ops_outside_graphs, stepped.ops_eager) == (4, 16), stepped
+    assert stepped.coverage == pytest.approx(12 / 16)
+    whole = measure(clean, (torch.ones(4),))[1]
+    assert whole.coverage == 1.0 and whole.ops_in_graphs == 4
 
 
 def test_compare_outputs_is_exact_for_eager_and_tolerant_for_inductor():

@@ -1,17 +1,27 @@
-"""Fresh names for generated helpers (``_gbfix_inner_1``, ``_gbfix_loop_2``…).
+"""Fresh names for generated helpers (``_gbfix_inner_1``, ``_gbfix_layers_loop_2``…).
 
-Numbers are unique across a module and never reuse a number already written
-in its text, so running gbfix on its own output cannot clash. The engine
-reads the first free number from the text it parses and carries it from
-one rule to the next, so no rule needs to walk the tree for names.
+A name is ``_gbfix_`` + an optional hint (what the helper holds: the
+iterable a loop runs over, the variable a step handles) + its kind + a
+number. Numbers are unique across a module and never reuse a number
+already written in its text, so running gbfix on its own output cannot
+clash whatever the hints are. The engine reads the first free number from
+the text it parses and carries it from one rule to the next, so no rule
+needs to walk the tree for names.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 #: a generated name written as a whole identifier (in code, or in a string or comment: more is fine)
-_GENERATED = re.compile(r"(?<!\w)_gbfix_[a-z]+_(\d+)(?!\w)")
+_GENERATED = re.compile(r"(?<!\w)_gbfix_[a-z0-9_]*?_(\d+)(?!\w)")
+#: a generated helper's name: its hint, its kind, its number
+_HELPER = re.compile(r"_gbfix_(?:(\w+?)_)?([a-z]+)_\d+")
+#: the longest hint a name carries, so a name stays readable
+_HINT_CHARS = 24
+#: kinds of helper whose frame is skipped whole: what was moved into them stays there
+OUTLINED_KINDS = frozenset({"loop", "with", "try"})
 
 
 def first_free_number(text: str) -> int:
@@ -21,12 +31,33 @@ def first_free_number(text: str) -> int:
     return 1 + max((int(m.group(1)) for m in _GENERATED.finditer(text)), default=0)
 
 
+def helper_kind(name: str) -> Optional[str]:
+    """``loop`` for ``_gbfix_layers_loop_2``; None for a name gbfix did not make."""
+    match = _HELPER.fullmatch(name)
+    return match.group(2) if match else None
+
+
+def is_outlined(name: str) -> bool:
+    """A helper whose frame Dynamo skips whole (a loop driver, an outlined ``with`` or ``try``)."""
+    return helper_kind(name) in OUTLINED_KINDS
+
+
+def hint_of(name: Optional[str]) -> str:
+    """A short lower-case hint from an identifier (``self.layers`` -> ``layers``); "" when none fits."""
+    if not name:
+        return ""
+    last = name.rpartition(".")[2].strip("_").lower()
+    if not last.isidentifier() or not last.isascii() or last.startswith("gbfix"):
+        return ""
+    return last[:_HINT_CHARS].rstrip("_")
+
+
 class NameAllocator:
     def __init__(self, first: int) -> None:
         #: the number the next fresh name gets
         self.next = first
 
-    def fresh(self, kind: str) -> str:
-        name = f"_gbfix_{kind}_{self.next}"
+    def fresh(self, kind: str, hint: str = "") -> str:
+        name = f"_gbfix_{hint}_{kind}_{self.next}" if hint else f"_gbfix_{kind}_{self.next}"
         self.next += 1
         return name

@@ -55,9 +55,6 @@ from codemods.analysis.bindings import (
 )
 from codemods.fastcst import walk
 
-#: helpers made by outlining: what was moved into them stays as it is
-OUTLINED_PREFIXES = ("_gbfix_loop_", "_gbfix_with_", "_gbfix_try_")
-
 
 @dataclass(frozen=True)
 class OutlineRefusal:
@@ -163,8 +160,17 @@ def _expr_line(expr: cst.BaseExpression) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([cst.Expr(expr)])
 
 
-def build_outline(stmt: cst.BaseCompoundStatement, plan: OutlinePlan, helper: str) -> list[cst.BaseStatement]:
-    """The statements that replace ``stmt`` (an updated node)."""
+def build_outline(
+    stmt: cst.BaseCompoundStatement,
+    plan: OutlinePlan,
+    helper: str,
+    prelude: Sequence[cst.BaseStatement] = (),
+) -> list[cst.BaseStatement]:
+    """The statements that replace ``stmt`` (an updated node).
+
+    ``prelude`` goes into the helper before ``stmt`` (a loop's per-trip
+    function, :mod:`codemods.analysis.per_iteration`); it is not rewritten.
+    """
     leading = stmt.leading_lines
     moved = stmt.with_changes(leading_lines=())
     if plan.returns:
@@ -176,6 +182,7 @@ def build_outline(stmt: cst.BaseCompoundStatement, plan: OutlinePlan, helper: st
         body.append(_decl(cst.Global, plan.globals))
     if plan.nonlocals:
         body.append(_decl(cst.Nonlocal, plan.nonlocals))
+    body.extend(prelude)
     body.append(moved)
     if plan.returns:
         body.append(

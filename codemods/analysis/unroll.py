@@ -44,6 +44,78 @@ class UnrollPlan:
     keep_target: bool = False
 
 
+class ModuleConstants:
+    """Names a module fixes once for good: ``NUM_STEPS = 4``, ``MODES = ("a", "b")``.
+
+    A name counts when the module binds it exactly once, at module level,
+    on one line, to an int or a tuple/list of constants, and nothing else
+    binds it: no other statement of the module, no ``global`` declaration of
+    it anywhere, and not the function holding the loop or one around it (a
+    parameter or a local there would be what the loop reads). Found on the
+    first question: most loops are not constant-trip at all.
+    """
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self._table: Optional[dict[str, cst.BaseExpression]] = None
+
+    def value(self, expr: cst.BaseExpression, scopes: Sequence[cst.FunctionDef]) -> Optional[cst.BaseExpression]:
+        """The literal ``expr`` (a bare name, read inside ``scopes``) always stands for, if any."""
+        if not isinstance(expr, cst.Name):
+            return None
+        value = self._constants().get(expr.value)
+        if value is None:
+            return None
+        for scope in scopes:
+            use = function_scope_use(scope)
+            if expr.value in use.bound | use.global_decl | use.nonlocal_decl:
+                return None
+        return value
+
+    def _constants(self) -> dict[str, cst.BaseExpression]:
+        if self._table is None:
+            self._table = _module_constants(self.module)
+        return self._table
+
+
+def _module_constants(module: cst.Module) -> dict[str, cst.BaseExpression]:
+    found: dict[str, cst.BaseExpression] = {}
+    bindings: dict[str, int] = {}
+    for stmt in module.body:
+        for name in name_use([stmt]).bound:
+            bindings[name] = bindings.get(name, 0) + 1
+        value = _constant_assignment(stmt, module)
+        if value is not None:
+            found[value[0]] = value[1]
+    declared_global = {
+        item.name.value for node in walk.descendants(module) if type(node) is cst.Global for item in node.names
+    }
+    return {name: value for name, value in found.items() if bindings.get(name) == 1 and name not in declared_global}
+
+
+def _constant_assignment(stmt: cst.BaseStatement, module: cst.Module) -> Optional[tuple[str, cst.BaseExpression]]:
+    """(name, value) of ``NAME = <int or tuple/list of constants>`` written on one line."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return None
+    small = stmt.body[0]
+    if not (
+        isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+    ):
+        return None
+    value = small.value
+    constant = _int_constant(value) is not None or (
+        isinstance(value, (cst.Tuple, cst.List))
+        and all(not isinstance(e, cst.StarredElement) and _is_literal(e.value) for e in value.elements)
+    )
+    if not constant or "\n" in module.code_for_node(value):
+        return None
+    return small.targets[0].target.value, value
+
+
+def _is_literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, _CONSTANT_TYPES) or _int_constant(node) is not None
+
+
 def _int_constant(node: cst.BaseExpression) -> Optional[int]:
     if isinstance(node, cst.Integer):
         return int(node.evaluated_value)
@@ -79,15 +151,23 @@ def _stable_element(node: cst.BaseExpression, body_bound: set[str], body_sets_at
     return False
 
 
+#: the literal a name stands for wherever the loop reads it (see :class:`ModuleConstants`)
+Constant = Callable[[cst.BaseExpression], Optional[cst.BaseExpression]]
+
+
+def _no_constants(expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    return None
+
+
 def _iteration_values(
-    node: cst.For, max_trips: int, body_facts: Callable[[], tuple[set[str], bool]]
+    node: cst.For, max_trips: int, body_facts: Callable[[], tuple[set[str], bool]], constant: Constant
 ) -> Union[list[cst.BaseExpression], Refusal, None]:
     """One expression per iteration, a Refusal, or None if not a constant-trip loop."""
     iterable = node.iter
     if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name):
         name = iterable.func.value
         if name == "range" and 1 <= len(iterable.args) <= 3 and not any(a.keyword or a.star for a in iterable.args):
-            bounds = [_int_constant(a.value) for a in iterable.args]
+            bounds = [_int_constant(constant(a.value) or a.value) for a in iterable.args]
             if any(b is None for b in bounds):
                 return None
             values = list(range(*bounds))  # type: ignore[arg-type]
@@ -97,7 +177,7 @@ def _iteration_values(
                 return Refusal(f"{len(values)} trips is more than unroll_max_trips={max_trips}")
             return [_int_node(v) for v in values]
         if name == "enumerate" and len(iterable.args) in (1, 2):
-            inner = iterable.args[0].value
+            inner = constant(iterable.args[0].value) or iterable.args[0].value
             start = 0
             if len(iterable.args) == 2:
                 start_value = _int_constant(iterable.args[1].value)
@@ -111,6 +191,7 @@ def _iteration_values(
                 return elements
             return [cst.Tuple([cst.Element(_int_node(start + i)), cst.Element(e)]) for i, e in enumerate(elements)]
         return None
+    iterable = constant(iterable) or iterable
     if isinstance(iterable, (cst.Tuple, cst.List)):
         return _literal_elements(iterable, max_trips, body_facts)
     return None
@@ -159,9 +240,16 @@ def _sets_attributes(body: cst.CSTNode) -> bool:
 
 
 def plan_unroll(
-    loop: cst.For, func: cst.FunctionDef, body: Sequence[cst.BaseStatement], max_trips: int
+    loop: cst.For,
+    func: cst.FunctionDef,
+    body: Sequence[cst.BaseStatement],
+    max_trips: int,
+    constant: Constant = _no_constants,
 ) -> Union[UnrollPlan, Refusal, None]:
-    """How to unroll ``loop`` (in ``func``), a Refusal, or None if not constant-trip."""
+    """How to unroll ``loop`` (in ``func``), a Refusal, or None if not constant-trip.
+
+    ``constant`` says which names stand for a literal (module constants).
+    """
     if loop.asynchronous is not None:
         return None
     use: Optional[NameUse] = None
@@ -172,7 +260,7 @@ def plan_unroll(
         use = name_use(body)
         return use.bound, _sets_attributes(loop.body)
 
-    values = _iteration_values(loop, max_trips, body_facts)
+    values = _iteration_values(loop, max_trips, body_facts, constant)
     if values is None or isinstance(values, Refusal):
         return values
     if use is None:

@@ -20,6 +20,7 @@ from libcst.metadata.base_provider import ProviderT
 from codemods.analysis.bindings import DeclareHelperNonlocals
 from codemods.analysis.breaks import BreakProvider, BreakReason, find_breaks
 from codemods.analysis.fix_safety import FixMode, Safety
+from codemods.analysis.helper_layout import SpaceHelpers
 from codemods.analysis.helper_names import NameAllocator
 from codemods.fastcst import walk
 from codemods.fastcst.positions import LazyPositionProvider
@@ -169,6 +170,7 @@ class Rule(Codemod, cst.CSTTransformer):
         if any(finding.applied for finding in self.findings):
             # Helpers made for different statements may share a name no statement left binds.
             new = new.visit(DeclareHelperNonlocals())
+            new = new.visit(SpaceHelpers())
         return new
 
     def transform(self, tree: cst.Module) -> cst.Module:

@@ -15,8 +15,8 @@ from typing import Optional, Sequence, Union
 import libcst as cst
 
 from codemods.analysis.breaks import BreakProvider, BreakSite, find_breaks
+from codemods.analysis.helper_names import is_outlined
 from codemods.analysis.outline import (
-    OUTLINED_PREFIXES,
     OutlineRefusal,
     build_outline,
     plan_outline,
@@ -57,7 +57,7 @@ class BlockRule(FunctionScopedRule):
     def in_scope(self) -> Optional[cst.FunctionDef]:
         """The enclosing function, unless there is none or it is a gbfix helper."""
         func = self.enclosing
-        if func is None or func.name.value.startswith(OUTLINED_PREFIXES):
+        if func is None or is_outlined(func.name.value):
             return None
         return func
 

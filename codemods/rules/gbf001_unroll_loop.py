@@ -60,6 +60,7 @@ import libcst as cst
 
 from codemods.analysis.bindings import ReplaceLoopControl
 from codemods.analysis.fstrings import FStringsToFormat
+from codemods.analysis.helper_names import helper_kind
 from codemods.analysis.nodes import body_statements
 from codemods.analysis.unroll import Refusal, build_unrolled, plan_unroll
 from codemods.rules.base import Example, Prefilter
@@ -88,6 +89,7 @@ class UnrollLoop(LoopRule):
                 "        nonlocal x\n"
                 "        x = x + 1\n"
                 "        print(i)\n"
+                "\n"
                 "    _gbfix_inner_1(0)\n"
                 "    _gbfix_inner_1(1)\n"
                 "    return x\n"
@@ -113,16 +115,20 @@ class UnrollLoop(LoopRule):
     ) -> Union[cst.BaseStatement, cst.FlattenSentinel[cst.BaseStatement]]:
         func = self.enclosing
         # A loop gbfix already outlined stays in its helper: that is the fix.
-        if func is None or func.name.value.startswith("_gbfix_loop"):
+        if func is None or helper_kind(func.name.value) == "loop":
             return updated_node
         sites = self.skipping_breaks(original_node)
         if not sites:
             return updated_node
         body = body_statements(updated_node.body)
-        plan = plan_unroll(original_node, func, body, self.options.unroll_max_trips)
+        plan = plan_unroll(original_node, func, body, self.options.unroll_max_trips, self.constant)
         if plan is None:
             return updated_node
         message = self.describe_break(func, sites)
+        nothing = self.nothing_to_capture(func)
+        if nothing:
+            self.report(original_node, message, "none", note=nothing)
+            return updated_node
         if isinstance(plan, Refusal):
             if not self.defers_to("GBF002"):
                 self.report(original_node, message, "none", note=f"not unrolled: {plan.reason}")

@@ -1,4 +1,4 @@
-"""GBF002: outline a loop that holds a graph break and cannot be unrolled.
+"""GBF002: run a breaking loop's body as a function called once per trip.
 
 What it finds
     A ``for`` or ``while`` loop inside a function whose body (or ``while``
@@ -10,7 +10,7 @@ What it finds
 Why it skips the frame
     Dynamo cannot resume after a graph break inside a loop (gb7000 "graph
     break in loop"): the whole function is skipped and runs eagerly, the
-    work before and after the loop included.
+    work before, in and after the loop included.
 
 Example
     def f(x, n):
@@ -25,38 +25,49 @@ Rewritten
         x = x.sin()
         def _gbfix_loop_1():
             nonlocal x
-            for i in range(n):
+            def _gbfix_i_step_2(i):
+                nonlocal x
                 x = x + i
                 print(i)
+            for i in range(n):
+                _gbfix_i_step_2(i)
         _gbfix_loop_1()
         return x.cos()
 
-    Dynamo breaks at the helper's call in ``f``, resumes after it, and
-    compiles the code before and after; only the helper's frame is skipped
-    (user modules it calls are still compiled as frames of their own). Of
-    nested loops, the outermost one that breaks is outlined.
+    Dynamo breaks at the call of the loop helper in ``f``, resumes after
+    it, and compiles the code before and after. The loop helper only drives
+    the loop: its frame is skipped and runs eagerly, but each call it makes
+    of the body's function is a frame of its own, which Dynamo compiles,
+    resuming after the break inside it. So the work of every trip runs in
+    graphs too. Nested loops that break are each treated so.
 
 Fix safety
-    Safe: the loop runs unchanged inside a closure that shares the parent's
-    names (``nonlocal``; a bare ``name: object`` annotation declares a name
-    the loop alone binds, without assigning it). ``return`` inside the loop
-    propagates through the call. The loop is left alone, with the reason,
-    when it contains ``yield``/``await``, ``break``/``continue`` of an outer
-    loop, ``global``/``nonlocal`` statements, zero-argument ``super()``,
-    ``__class__`` or ``locals()``.
+    Safe: the body runs unchanged, once per trip, in closures that share the
+    function's names (``nonlocal``; a bare ``name: object`` annotation
+    declares a name without assigning it). A name the body binds anew on
+    every trip before reading it stays the body's own; one it carries from
+    trip to trip lives in the loop helper. The loop target is passed to each
+    call, unless the body rebinds it or a closure captures it. ``continue``
+    ends the call; ``break`` and ``return`` end it with a value the loop
+    helper acts on; ``return`` then propagates through the helper's call;
+    ``for ... else`` stays on the loop. The loop is left alone, with the
+    reason, when it contains ``yield``/``await``, ``break``/``continue`` of
+    an outer loop, ``global``/``nonlocal`` statements, zero-argument
+    ``super()``, ``__class__`` or ``locals()``.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from codemods.analysis.nodes import body_statements
+from codemods.analysis.helper_names import hint_of, is_outlined
+from codemods.analysis.nodes import body_statements, dotted_name
 from codemods.analysis.outline import (
-    OUTLINED_PREFIXES,
     OutlineRefusal,
     build_outline,
     plan_outline,
 )
+from codemods.analysis.per_iteration import build_step, driver_declarations, plan_step
 from codemods.analysis.unroll import UnrollPlan, plan_unroll
 from codemods.rules.base import Example, Prefilter
 from codemods.rules.loop_rule import Loop, LoopRule
@@ -65,7 +76,7 @@ from codemods.rules.loop_rule import Loop, LoopRule
 class OutlineLoop(LoopRule):
     CODE = "GBF002"
     NAME = "outline-loop"
-    SUMMARY = "graph break inside a loop that cannot be unrolled: outline it"
+    SUMMARY = "graph break inside a loop that cannot be unrolled: run its body as a function per trip"
     PREFILTER = Prefilter(words=("for ", "while "), holders=("for", "while"))
     #: loops GBF001 can unroll are GBF001's: unrolling captures more
     DEFERS_TO = ("GBF001",)
@@ -86,9 +97,15 @@ class OutlineLoop(LoopRule):
                 "def f(x, n):\n"
                 "    def _gbfix_loop_1():\n"
                 "        nonlocal x\n"
-                "        for i in range(n):\n"
+                "\n"
+                "        def _gbfix_i_step_2(i):\n"
+                "            nonlocal x\n"
                 "            x = x + i\n"
                 "            print(i)\n"
+                "\n"
+                "        for i in range(n):\n"
+                "            _gbfix_i_step_2(i)\n"
+                "\n"
                 "    _gbfix_loop_1()\n"
                 "    return x\n"
             ),
@@ -107,29 +124,6 @@ class OutlineLoop(LoopRule):
         ),
     )
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        #: per enclosing function, how many loops we are inside
-        self.loop_depth: list[int] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        super().visit_FunctionDef(node)
-        self.loop_depth.append(0)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
-        self.loop_depth.pop()
-        return super().leave_FunctionDef(original_node, updated_node)
-
-    def _enter(self) -> None:
-        if self.loop_depth:
-            self.loop_depth[-1] += 1
-
-    def visit_For(self, node: cst.For) -> None:
-        self._enter()
-
-    def visit_While(self, node: cst.While) -> None:
-        self._enter()
-
     def leave_For(self, original_node: cst.For, updated_node: cst.For):
         return self._leave_loop(original_node, updated_node)
 
@@ -139,17 +133,12 @@ class OutlineLoop(LoopRule):
     def _unrollable(self, loop: Loop, func: cst.FunctionDef) -> bool:
         if not self.defers_to("GBF001") or not isinstance(loop, cst.For):
             return False
-        plan = plan_unroll(loop, func, body_statements(loop.body), self.options.unroll_max_trips)
+        plan = plan_unroll(loop, func, body_statements(loop.body), self.options.unroll_max_trips, self.constant)
         return isinstance(plan, UnrollPlan)
 
     def _leave_loop(self, original: Loop, updated: Loop):
-        if self.loop_depth:
-            self.loop_depth[-1] -= 1
         func = self.enclosing
-        if func is None or func.name.value.startswith(OUTLINED_PREFIXES):
-            return updated
-        # Of nested loops that break, the outermost is outlined: it holds the others.
-        if self.loop_depth and self.loop_depth[-1] > 0:
+        if func is None or is_outlined(func.name.value):
             return updated
         sites = self.skipping_breaks(original)
         if not sites:
@@ -158,9 +147,42 @@ class OutlineLoop(LoopRule):
             return updated  # GBF001's: unrolling captures more
         plan = plan_outline(original, func)
         message = self.describe_break(func, sites)
+        nothing = self.nothing_to_capture(func)
+        if nothing:
+            self.report(original, message, "none", note=nothing)
+            return updated
         if isinstance(plan, OutlineRefusal):
             self.report(original, message, "none", note=f"not outlined: {plan.reason}")
             return updated
         if not self.report(original, message, "safe"):
             return updated
-        return cst.FlattenSentinel(build_outline(updated, plan, self.names.fresh("loop")))
+        step_plan = plan_step(original, plan)
+        driver = self.names.fresh("loop", _loop_hint(original))
+        step = self.names.fresh("step", _step_hint(original))
+        function, loop = build_step(updated, step_plan, step, f"_gbfix_exit_{step.rsplit('_', 1)[1]}")
+        prelude = [*driver_declarations(step_plan), function]
+        return cst.FlattenSentinel(build_outline(loop, plan, driver, prelude))
+
+
+def _loop_hint(loop: Loop) -> str:
+    """What the loop runs over: ``layers`` for ``self.layers``, ``enumerate(self.layers)``, ``zip(blocks, ...)``."""
+    if not isinstance(loop, cst.For):
+        return ""
+    iterable = loop.iter
+    if isinstance(iterable, cst.Call):
+        wraps = dotted_name(iterable.func) in _WRAPPERS and iterable.args and not iterable.args[0].keyword
+        if not wraps:
+            return ""  # `range(n)`: a count, not a collection
+        iterable = iterable.args[0].value
+    return hint_of(dotted_name(iterable))
+
+
+#: calls that run over their first argument's items
+_WRAPPERS = frozenset({"enumerate", "zip", "reversed", "sorted", "list", "tuple", "iter"})
+
+
+def _step_hint(loop: Loop) -> str:
+    """What one trip handles: the loop variable, when it is one name."""
+    if isinstance(loop, cst.For) and isinstance(loop.target, cst.Name):
+        return hint_of(loop.target.value)
+    return ""

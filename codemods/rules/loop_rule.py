@@ -1,14 +1,20 @@
-"""What the loop rules (GBF001 unroll, GBF002 outline) share: which loops skip.
+"""What the loop rules (GBF001 unroll, GBF002 body per trip) share: which loops skip, and what a fix captures.
 
 A loop needs a fix when a graph break inside it makes Dynamo skip the frame:
 a break-inducing call in the body (or in a ``while`` condition, evaluated on
 every trip), not followed by a ``return`` that would stop Dynamo's search
 for the loop's backward jump.
+
+A fix is worth making only when the skipped frame runs tensor work of its
+own: the modules and functions it calls compile as frames of their own
+whether it is skipped or not. A function with no inline tensor op
+(:mod:`codemods.analysis.tensors`) is reported as having nothing to capture
+and left as it is.
 """
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Optional, Union
 
 import libcst as cst
 
@@ -18,6 +24,8 @@ from codemods.analysis.breaks import (
     find_breaks,
     sites_that_skip,
 )
+from codemods.analysis.tensors import TensorFacts, inline_tensor_ops, submodule_attributes, torch_aliases
+from codemods.analysis.unroll import ModuleConstants
 from codemods.fastcst.positions import LazyPositionProvider
 from codemods.rules.base import FunctionScopedRule
 
@@ -26,6 +34,45 @@ Loop = Union[cst.For, cst.While]
 
 class LoopRule(FunctionScopedRule):
     METADATA_DEPENDENCIES = (LazyPositionProvider, BreakProvider)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)
+        self.constants = ModuleConstants(node)
+        self.torch_names = torch_aliases(node)
+        #: the classes around the current statement, innermost last
+        self.classes: list[cst.ClassDef] = []
+        #: function node id -> its inline tensor ops (a function may hold several loops)
+        self._inline_ops: dict[int, int] = {}
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        super().visit_ClassDef(node)
+        self.classes.append(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
+        self.classes.pop()
+        return super().leave_ClassDef(original_node, updated_node)
+
+    def inline_ops(self, func: cst.FunctionDef) -> int:
+        """Tensor ops written in ``func`` itself (the enclosing original function): what a fix can capture."""
+        if id(func) not in self._inline_ops:
+            is_method = len(self.functions) >= 2 and self.functions[-2] is None
+            submodules = submodule_attributes(self.classes[-1]) if is_method and self.classes else frozenset()
+            facts = TensorFacts(func, is_method, submodules, self.torch_names)
+            self._inline_ops[id(func)] = inline_tensor_ops(facts, [func.body])
+        return self._inline_ops[id(func)]
+
+    def nothing_to_capture(self, func: cst.FunctionDef) -> str:
+        """Why a fix would capture nothing in ``func``, or "" when it would capture something."""
+        if self.inline_ops(func):
+            return ""
+        return (
+            f"nothing to capture: `{func.name.value}` runs no tensor op of its own "
+            "(the modules and functions it calls compile as frames of their own either way)"
+        )
+
+    def constant(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """The literal a name read in the current function always stands for (a module constant)."""
+        return self.constants.value(expr, [f for f in self.functions if f is not None])
 
     def _start(self, node: cst.CSTNode) -> tuple[int, int]:
         pos = self.get_metadata(LazyPositionProvider, node).start
@@ -46,4 +93,6 @@ class LoopRule(FunctionScopedRule):
 
     def describe_break(self, func: cst.FunctionDef, sites: list[BreakSite]) -> str:
         where = f"{sites[0].reason.describe()}, line {self.line_of(sites[0].node)}"
-        return f"graph break inside a loop ({where}) makes Dynamo skip `{func.name.value}`"
+        ops = self.inline_ops(func)
+        work = f" and its {ops} inline tensor op{'s' if ops != 1 else ''}" if ops else ""
+        return f"graph break inside a loop ({where}) makes Dynamo skip `{func.name.value}`{work}"

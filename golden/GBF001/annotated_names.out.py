@@ -11,12 +11,14 @@ import torch
 def running(x):
     seen: object
     total: object
+
     def _gbfix_inner_1(i):
         nonlocal seen, total
         if i == 2:
             print("previous", seen)
         seen = i
         total = x.sum() * i
+
     _gbfix_inner_1(0)
     _gbfix_inner_1(1)
     _gbfix_inner_1(2)

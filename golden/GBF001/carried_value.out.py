@@ -4,12 +4,14 @@ import torch
 
 def f(x):
     prev: object
+
     def _gbfix_inner_1(i):
         nonlocal prev, x
         if i > 0:
             x = x + prev
         prev = x * 0.5
         print(i)
+
     _gbfix_inner_1(0)
     _gbfix_inner_1(1)
     _gbfix_inner_1(2)

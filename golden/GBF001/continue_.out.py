@@ -9,6 +9,7 @@ def f(x):
             torch._dynamo.graph_break()
             return
         x = x + i
+
     _gbfix_inner_1(0)
     _gbfix_inner_1(1)
     _gbfix_inner_1(2)

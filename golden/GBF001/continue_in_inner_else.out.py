@@ -8,6 +8,7 @@ import torch
 
 def refine(x):
     j: object
+
     def _gbfix_inner_1(i):
         nonlocal j, x
         print("pass", i)
@@ -18,6 +19,7 @@ def refine(x):
         else:
             x = x * 0.5
             return
+
     _gbfix_inner_1(0)
     _gbfix_inner_1(1)
     return x

@@ -9,10 +9,12 @@ import torch
 
 def blend(x):
     last: object
+
     def _gbfix_inner_1(i):
         nonlocal last
         print("step", i)
         last = x * i
+
     i = 0
     _gbfix_inner_1(i)
     i = 1

@@ -11,10 +11,12 @@ class Proj(torch.nn.Module):
 
     def forward(self, x):
         outs = []
+
         def _gbfix_inner_1(i, name):
             y = getattr(self, name)(x)
             print("projected", i, name)
             outs.append(y * (i + 1))
+
         _gbfix_inner_1(0, "q")
         _gbfix_inner_1(1, "k")
         _gbfix_inner_1(2, "v")

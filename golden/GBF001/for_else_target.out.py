@@ -7,6 +7,7 @@ def f(x):
         nonlocal x
         x = x + i
         torch._dynamo.graph_break()
+
     i = 1
     _gbfix_inner_1(i)
     i = 2

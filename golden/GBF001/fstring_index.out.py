@@ -10,6 +10,7 @@ def f(x):
         nonlocal x
         x = x + 1
         print("step {}: {:.2f} tag={!r}".format(i, x.sum().item(), i))
+
     _gbfix_inner_1(0)
     _gbfix_inner_1(1)
     _gbfix_inner_1(2)

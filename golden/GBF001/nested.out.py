@@ -6,12 +6,15 @@ def grid(x):
     def _gbfix_inner_2(i):
         nonlocal x
         x = x + 1
+
         def _gbfix_inner_1(j):
             nonlocal x
             x = x * 0.5 + j
             print("cell", i, j)
+
         _gbfix_inner_1(10)
         _gbfix_inner_1(20)
+
     _gbfix_inner_2(0)
     _gbfix_inner_2(1)
     return x

@@ -9,15 +9,19 @@ import torch
 
 def accumulate(x):
     last: object
+
     def _gbfix_inner_2(i):
         nonlocal last, x
         x = x + i
+
         def _gbfix_inner_1(j):
             nonlocal last
             print("step", i, j)
             last = x * j
+
         _gbfix_inner_1(0)
         _gbfix_inner_1(1)
+
     _gbfix_inner_2(0)
     _gbfix_inner_2(1)
     return x + last

@@ -7,15 +7,19 @@ import torch
 
 def f(x):
     x = x.sin()
+
     def _gbfix_inner_2(i):
         nonlocal x
         torch._dynamo.graph_break()
+
         def _gbfix_inner_1(j):
             nonlocal x
             torch._dynamo.graph_break()
             x += 1
+
         _gbfix_inner_1(0)
         _gbfix_inner_1(1)
+
     _gbfix_inner_2(0)
     _gbfix_inner_2(1)
     return x.cos()

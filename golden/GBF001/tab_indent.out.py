@@ -8,10 +8,12 @@ def scale(x):
 
 def step(x):
 	x = x.sin()
+
 	def _gbfix_inner_1(i):
 		nonlocal x
 		x = x * 1.5 + i
 		print("iteration", i, x.shape)
+
 	_gbfix_inner_1(0)
 	_gbfix_inner_1(1)
 	_gbfix_inner_1(2)

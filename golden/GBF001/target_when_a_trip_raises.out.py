@@ -5,6 +5,7 @@ import torch
 
 def f(x):
     i: object
+
     def _gbfix_try_2():
         nonlocal i, x
         try:
@@ -14,6 +15,7 @@ def f(x):
                 torch._dynamo.graph_break()
                 if i == 1:
                     raise ValueError("stop")
+
             i = 0
             _gbfix_inner_1(i)
             i = 1
@@ -22,6 +24,7 @@ def f(x):
             _gbfix_inner_1(i)
         except ValueError:
             x = x * 2
+
     _gbfix_try_2()
     return x + i
 

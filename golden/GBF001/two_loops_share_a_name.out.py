@@ -8,16 +8,20 @@ import torch
 
 def calibrate(x):
     scale: object
+
     def _gbfix_inner_1(i):
         nonlocal scale
         print("warm-up", i)
         scale = x.abs().mean() + i
+
     _gbfix_inner_1(0)
     _gbfix_inner_1(1)
+
     def _gbfix_inner_2(j):
         nonlocal scale
         print("measure", j)
         scale = x.abs().max() * j
+
     _gbfix_inner_2(0)
     _gbfix_inner_2(1)
     return x * scale

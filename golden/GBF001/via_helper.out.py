@@ -11,6 +11,7 @@ def f(x):
         nonlocal x
         x = x * 2
         report(x)
+
     _gbfix_inner_1(0)
     _gbfix_inner_1(1)
     _gbfix_inner_1(2)

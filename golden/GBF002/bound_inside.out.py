@@ -5,12 +5,19 @@ import torch
 def f(x, n=3):
     x = x.relu()
     best: object
+
     def _gbfix_loop_1():
         nonlocal best, x
-        for i in range(n):
+
+        def _gbfix_i_step_2(i):
+            nonlocal best, x
             best = x.max()
             print("round", i, best.item())
             x = x - best * 0.1
+
+        for i in range(n):
+            _gbfix_i_step_2(i)
+
     _gbfix_loop_1()
     return x + best
 

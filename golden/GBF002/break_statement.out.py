@@ -4,13 +4,21 @@ import torch
 
 def f(x):
     x = x.sin()
+
     def _gbfix_loop_1():
         nonlocal x
-        for i in range(5):
+
+        def _gbfix_i_step_2(i):
+            nonlocal x
             x = x + 1
             if i == 2:
                 print("stop at", i)
+                return ()
+
+        for i in range(5):
+            if _gbfix_i_step_2(i) is not None:
                 break
+
     _gbfix_loop_1()
     return x.cos()
 

@@ -8,11 +8,18 @@ def f(x, n=2):
     global CALLS
     start = CALLS
     x = x + 1
+
     def _gbfix_loop_1():
         global CALLS
-        for i in range(n):
+
+        def _gbfix_i_step_2(i):
+            global CALLS
             CALLS += 1
             print("call", i)
+
+        for i in range(n):
+            _gbfix_i_step_2(i)
+
     _gbfix_loop_1()
     return x * (CALLS - start)
 

@@ -12,17 +12,26 @@ import torch
 def collect(x):
     readers = []
     j: object
+
     def _gbfix_inner_1(i):
         nonlocal j, x
         x = x + i
+
         def _gbfix_loop_2():
             nonlocal j, x
-            for j in range(x.numel()):
+
+            def _gbfix_j_step_3(j):
+                nonlocal x
                 x = x * 1.5
                 print("inner", i, j)
+
+            for j in range(x.numel()):
+                _gbfix_j_step_3(j)
             else:
                 readers.append(lambda: j)
+
         _gbfix_loop_2()
+
     _gbfix_inner_1(0)
     _gbfix_inner_1(1)
     return x + sum(r() for r in readers)

@@ -11,11 +11,18 @@ class Refiner(nn.Module):
 
     def forward(self, x):
         x = self.fc(x)
+
         def _gbfix_loop_1():
             nonlocal x
-            for step in range(self.steps):
+
+            def _gbfix_step_step_2(step):
+                nonlocal x
                 x = x + 0.1 * self.fc(x)
                 print("refine step", step)
+
+            for step in range(self.steps):
+                _gbfix_step_step_2(step)
+
         _gbfix_loop_1()
         return x.tanh()
 

@@ -1,4 +1,6 @@
-"""A ModuleList loop whose block logs in forward: the model's forward is skipped."""
+"""A ModuleList loop whose block logs in forward: the model's forward is skipped, but it runs no
+tensor op of its own (the blocks, the embedding and the head compile as frames of their own).
+Nothing to capture: the loop is reported and left as it is."""
 import logging
 
 import torch
@@ -32,7 +34,6 @@ class Model(nn.Module):
 
 
 ENTRY = Model
-EXPECT_SKIPPED_AFTER = 1
 
 
 def example_inputs():

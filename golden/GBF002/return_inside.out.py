@@ -4,14 +4,23 @@ import torch
 
 def scan_rows(x, limit=2):
     x = x * 3
+
     def _gbfix_loop_1():
         nonlocal x
-        for i in range(x.shape[0]):
+
+        def _gbfix_i_step_2(i):
+            nonlocal x
             if i == limit:
-                return True, x[i] * 10
+                return (x[i] * 10,)
             print("row", i)
             x = x + 1
+
+        for i in range(x.shape[0]):
+            _gbfix_exit_2 = _gbfix_i_step_2(i)
+            if _gbfix_exit_2 is not None:
+                return True, _gbfix_exit_2[0]
         return False, None
+
     _gbfix_returned_1, _gbfix_value_1 = _gbfix_loop_1()
     if _gbfix_returned_1:
         return _gbfix_value_1

@@ -10,16 +10,25 @@ import torch
 
 def settle(x):
     scaled: object
+
     def _gbfix_loop_2():
         nonlocal scaled, x
-        while x.norm().item() > 1.0:
+
+        def _gbfix_step_3():
+            nonlocal scaled, x
+
             def _gbfix_inner_1(j):
                 nonlocal scaled
                 print("halving", j)
                 scaled = x * 0.5
+
             _gbfix_inner_1(0)
             _gbfix_inner_1(1)
             x = scaled
+
+        while x.norm().item() > 1.0:
+            _gbfix_step_3()
+
     _gbfix_loop_2()
     return x + scaled
 

@@ -4,10 +4,17 @@ import torch
 
 def shrink(x):
     x = x.exp()
+
     def _gbfix_loop_1():
         nonlocal x
-        while x.norm().item() > 1.0:
+
+        def _gbfix_step_2():
+            nonlocal x
             x = x * 0.5
+
+        while x.norm().item() > 1.0:
+            _gbfix_step_2()
+
     _gbfix_loop_1()
     return x.log1p()
 

@@ -13,12 +13,14 @@ class Scope:
 
 def fn(x, verbose=True):
     x = x.exp()
+
     def _gbfix_with_1():
         nonlocal x
         with Scope():
             x = x + 1
             if verbose:
                 print("x grew")
+
     _gbfix_with_1()
     return x.log()
 

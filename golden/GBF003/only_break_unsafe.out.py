@@ -21,9 +21,11 @@ class Section:
 
 def fn(x):
     x = x.sin()
+
     def _gbfix_with_1():
         with Section("report"):
             print("norm", x.norm())
+
     _gbfix_with_1()
     return x.cos()
 

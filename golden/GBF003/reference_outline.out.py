@@ -12,12 +12,14 @@ class CustomCtxManager:
 
 def fn(x):
     x = x.sin()
+
     def _gbfix_with_1():
         nonlocal x
         with CustomCtxManager():
             x = x + 1
             torch._dynamo.graph_break()
             x = x * 2
+
     _gbfix_with_1()
     return x.cos()
 

@@ -18,12 +18,14 @@ class Timer:
 def fn(x):
     x = x.relu()
     t: object
+
     def _gbfix_with_1():
         nonlocal t, x
         with Timer() as t:
             x = x @ x.T
             print("matmul done")
             x = x + t.start * 0
+
     _gbfix_with_1()
     return x.sum() + 0 * t.elapsed
 

@@ -4,6 +4,7 @@ import torch
 
 def fn(x):
     x = x + 1
+
     def _gbfix_try_1():
         nonlocal x
         try:
@@ -12,6 +13,7 @@ def fn(x):
             x = x - 1
         except:  # noqa: E722
             x = x * 0
+
     _gbfix_try_1()
     return x.sin()
 

@@ -6,6 +6,7 @@ LOG = []
 
 def fn(x):
     x = x.abs()
+
     def _gbfix_try_1():
         nonlocal x
         try:
@@ -13,6 +14,7 @@ def fn(x):
             print("in try")
         finally:
             LOG.append("done")
+
     _gbfix_try_1()
     return x.sqrt()
 

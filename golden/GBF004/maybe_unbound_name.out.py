@@ -6,6 +6,7 @@ import torch
 
 def fn(x):
     x = x.sin()
+
     def _gbfix_try_1():
         nonlocal x
         try:
@@ -15,6 +16,7 @@ def fn(x):
             x = x * 2
         except Exception:
             x = x * 0
+
     _gbfix_try_1()
     return x.cos()
 

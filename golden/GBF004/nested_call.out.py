@@ -10,6 +10,7 @@ def check(t):
 
 def fn(x):
     x = x.exp()
+
     def _gbfix_try_1():
         nonlocal x
         try:
@@ -18,6 +19,7 @@ def fn(x):
             x = x * 2
         except ValueError:
             x = torch.zeros_like(x)
+
     _gbfix_try_1()
     return x.log1p()
 

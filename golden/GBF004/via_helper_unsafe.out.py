@@ -17,6 +17,7 @@ def fn(x, n=1):
     x = x.sin()
     for i in range(n):
         x = x + 1
+
     def _gbfix_try_1():
         nonlocal x
         try:
@@ -26,6 +27,7 @@ def fn(x, n=1):
                 print("inside")
         except NameError:
             x = x * 10
+
     _gbfix_try_1()
     return x.cos()
 

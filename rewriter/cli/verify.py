@@ -20,6 +20,7 @@ from rewriter.engine.results import (
     FileResult,
 )
 from rewriter.runtime.verify import (
+    GRAPH_BREAK_CODES,
     VerifyError,
     VerifyReport,
     render_table,
@@ -108,7 +109,8 @@ def verify_before_write(
     old = result.old.decode(result.encoding)
     new = result.new.decode(result.encoding)
     try:
-        reports = verify_rewrite(result.path, old, new, targets)
+        applied = {finding.code for finding in result.findings if finding.applied}
+        reports = verify_rewrite(result.path, old, new, targets, must_capture=bool(applied & GRAPH_BREAK_CODES))
     except VerifyError as exc:
         detail = exc.traceback or exc.log
         if detail:  # the one-line reason follows as the file's error

@@ -448,6 +448,7 @@ def render(explanation: Explanation) -> str:
             f"  {plural(s.frames_total, 'frame')} seen by Dynamo, {plural(s.graphs, 'graph')} compiled, "
             f"{plural(s.frames_skipped, 'frame')} skipped{skipped}, {plural(len(e.items), 'graph break')}"
         )
+        lines.append(f"  graph coverage {s.describe_coverage()}")
     if e.compile_error:
         lines.append(f"  the compiled call raised {e.compile_error}")
     for n, item in enumerate(e.items, start=1):

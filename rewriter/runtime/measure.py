@@ -8,7 +8,9 @@ One measurement code path for the golden tests and ``gbfix verify``:
   skips, frames compiled only up to an earlier resumable point with the rest
   run as plain bytecode (Dynamo counts those frames as ok, so they are
   caught from the graph-break log step instead);
-* every graph break with its type, location and reason.
+* every graph break with its type, location and reason;
+* graph coverage: the share of the operations of one steady-state call that
+  run inside compiled graphs (:func:`graph_coverage`).
 
 ``torch._dynamo.explain`` is not used: on a skipped frame it reports no
 graphs and no reasons. torch is imported lazily, so the rewriting commands
@@ -58,6 +60,25 @@ class CompileStats:
     skip_reasons: list[str] = field(default_factory=list)
     #: wall time of the last compiled call, after the warm-up calls
     call_seconds: float = 0.0
+    #: top-level aten ops of one steady-state compiled call inside compiled graphs / outside them
+    ops_in_graphs: int = 0
+    ops_outside_graphs: int = 0
+    #: top-level aten ops of one plain eager call of the same function
+    ops_eager: int = 0
+
+    @property
+    def coverage(self) -> Optional[float]:
+        """Share of a call's operations that run inside compiled graphs (None: nothing was counted).
+
+        Counted as what does *not* run eagerly: ``1 - outside / eager``. The
+        ops left outside the graphs run exactly as they do in an eager call,
+        whatever the backend, while a backend may split or fuse the ops
+        inside (``aot_eager`` decomposes ``linear``, inductor fuses): so only
+        the outside count is compared with the eager call's.
+        """
+        if self.ops_eager <= 0:
+            return None
+        return max(0.0, 1.0 - self.ops_outside_graphs / self.ops_eager)
 
     @property
     def frames_skipped(self) -> int:
@@ -71,6 +92,12 @@ class CompileStats:
     @property
     def frames_compiled(self) -> int:
         return self.graphs
+
+    def describe_coverage(self) -> str:
+        """``75% (4 of 16 ops run eagerly)``, or ``-`` when nothing was counted."""
+        if self.coverage is None:
+            return "-"
+        return f"{self.coverage:.0%} ({self.ops_outside_graphs} of {self.ops_eager} ops run eagerly)"
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "CompileStats":
@@ -89,6 +116,7 @@ class CompileStats:
         data["frames_compiled"] = self.frames_compiled
         data["graph_breaks"] = len(self.breaks)
         data["skipped_functions"] = self.skipped_functions
+        data["coverage"] = self.coverage
         return data
 
 
@@ -105,19 +133,97 @@ def seed_everything(seed: int = 0) -> None:
         pass
 
 
+#: the profiler range every compiled graph runs in while coverage is counted
+GRAPH_RANGE = "gbfix::compiled_graph"
+#: ranges of Dynamo's own work: set-up code before a graph (tensors made from Python
+#: numbers), and compiling (a guard that fails in a steady-state call compiles again)
+_DYNAMO_OWN = frozenset({"Pregraph bytecode", "dynamo"})
+#: whether compiled graphs mark their runs (only during the one profiled call)
+_marking = [False]
+
+
 def counting_backend(stats: CompileStats, backend: str = "eager") -> Callable:
-    """A Dynamo backend that counts graphs and ops, then hands on to ``backend``."""
+    """A Dynamo backend that counts graphs and ops, then hands on to ``backend``.
+
+    Each compiled graph runs inside a profiler range (:data:`GRAPH_RANGE`)
+    while :func:`graph_coverage` profiles a call, and directly otherwise.
+    """
 
     def compile_fx(gm, example_inputs):
         stats.graphs += 1
         stats.ops += sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
         if backend == "eager":
-            return gm.forward
-        from torch._dynamo.backends.registry import lookup_backend
+            compiled = gm.forward
+        else:
+            from torch._dynamo.backends.registry import lookup_backend
 
-        return lookup_backend(backend)(gm, example_inputs)
+            compiled = lookup_backend(backend)(gm, example_inputs)
+        return _marked(compiled)
 
     return compile_fx
+
+
+def _marked(compiled: Callable) -> Callable:
+    import torch
+
+    def run(*args: Any) -> Any:
+        if not _marking[0]:
+            return compiled(*args)
+        with torch.profiler.record_function(GRAPH_RANGE):
+            return compiled(*args)
+
+    return run
+
+
+def top_level_ops(events: Any) -> tuple[int, int]:
+    """(inside compiled graphs, outside) counts of the top-level aten ops among profiler ``events``.
+
+    An op is top-level when no other aten op encloses it (``aten::linear``
+    counts, the ``aten::addmm`` it calls does not); it is inside when a
+    :data:`GRAPH_RANGE` range encloses it. Ops of Dynamo's own work (set-up
+    code that turns Python numbers into tensors for a graph, compiling) are
+    the program's work in neither place and are not counted.
+    """
+    inside = outside = 0
+    for event in events:
+        if not event.name.startswith("aten::"):
+            continue
+        parent, in_graph, skip = event.cpu_parent, False, False
+        while parent is not None:
+            if parent.name.startswith("aten::") or parent.name in _DYNAMO_OWN:
+                skip = True
+                break
+            in_graph = in_graph or parent.name == GRAPH_RANGE
+            parent = parent.cpu_parent
+        if skip:
+            continue
+        if in_graph:
+            inside += 1
+        else:
+            outside += 1
+    return inside, outside
+
+
+def graph_coverage(stats: CompileStats, compiled: Callable, eager: Callable, args: tuple, seed: int = 0) -> None:
+    """Profile one steady-state call of ``compiled`` and one of ``eager``; store the op counts in ``stats``.
+
+    ``compiled`` must have been compiled with :func:`counting_backend` and
+    called before, so that no compilation happens in the profiled call.
+    """
+    from torch.profiler import ProfilerActivity, profile
+
+    seed_everything(seed)
+    _marking[0] = True
+    try:
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            compiled(*args)
+    finally:
+        _marking[0] = False
+    stats.ops_in_graphs, stats.ops_outside_graphs = top_level_ops(prof.events())
+    seed_everything(seed)
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        eager(*args)
+    stats.ops_eager = sum(top_level_ops(prof.events()))
 
 
 @contextlib.contextmanager
@@ -195,10 +301,13 @@ def measure(
     backend: str = "eager",
     calls: int = 2,
     seed: int = 0,
+    coverage: bool = True,
 ) -> tuple[Any, CompileStats]:
     """Compile ``fn`` with a fresh Dynamo state, call it ``calls`` times, count.
 
-    Returns the output of the last call and the statistics.
+    Returns the output of the last call and the statistics. With
+    ``coverage``, one more call of each kind is profiled afterwards
+    (:func:`graph_coverage`); it does not change the output returned.
     """
     import torch
     import torch._dynamo
@@ -220,6 +329,8 @@ def measure(
     stats.frames_total = int(counters["frames"]["total"])
     stats.frames_ok = int(counters["frames"]["ok"])
     stats.skip_reasons = [k.splitlines()[0] for k in counters["unimplemented"]]
+    if coverage:
+        graph_coverage(stats, compiled, fn, args, seed)
     return output, stats
 
 

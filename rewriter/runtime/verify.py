@@ -22,6 +22,7 @@ revision is named.
 
 from __future__ import annotations
 
+import difflib
 import os
 import subprocess
 import tempfile
@@ -29,7 +30,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
+from codemods.rules.registry import REGISTRY
+from rewriter.engine.config import Settings
 from rewriter.engine.fileio import SourceError, decode_source, read_source
+from rewriter.engine.pipeline import transform_source
 from rewriter.runtime.measure import CompileStats, first_difference
 from rewriter.runtime.sandbox import (
     EXIT_SIDE_ERROR,
@@ -235,8 +239,13 @@ def judge(
     after: Optional[CompileStats],
     comparisons: Sequence[Comparison],
     after_compile_error: str = "",
+    must_capture: bool = False,
 ) -> list[str]:
-    """Why the rewrite is not proven; empty when it is."""
+    """Why the rewrite is not proven; empty when it is.
+
+    ``must_capture``: the rewrite was made for a graph break, so it must also
+    raise graph coverage: moving a skip somewhere else proves nothing.
+    """
     grouped: dict[str, list[str]] = {}
     for c in comparisons:
         if c.difference:
@@ -245,11 +254,43 @@ def judge(
     if after_compile_error:
         reasons.append(f"after fails under torch.compile: {after_compile_error}")
     if before is not None and after is not None:
-        if after.frames_skipped > before.frames_skipped:
+        captured_more = before.coverage is not None and after.coverage is not None and after.coverage > before.coverage
+        # A loop's eager driver is a frame of its own: skipping it is fine when more work runs in graphs.
+        if after.frames_skipped > before.frames_skipped and not captured_more:
             reasons.append(f"after skips more frames ({before.frames_skipped} -> {after.frames_skipped})")
         if after.ops < before.ops:
             reasons.append(f"after captures fewer ops ({before.ops} -> {after.ops})")
+        if must_capture and before.coverage is not None and after.coverage is not None:
+            if after.coverage <= before.coverage:
+                reasons.append(
+                    f"after captures nothing more: graph coverage {before.coverage:.0%} -> {after.coverage:.0%}"
+                    f" ({before.ops_outside_graphs} -> {after.ops_outside_graphs} ops run eagerly)"
+                )
     return reasons
+
+
+#: the rules whose rewrites are made for a graph break, and so must capture more
+GRAPH_BREAK_CODES = frozenset(code for code, rule in REGISTRY.items() if rule.PREFILTER.needs_break)
+
+
+def rewritten_by(before: str, after: str, path: str) -> frozenset[str]:
+    """Codes of the rules whose findings in ``before`` lie on the lines the rewrite changed.
+
+    The rules run in report mode on ``before``; a hand-made change that no
+    finding explains gives an empty set.
+    """
+    if before == after:
+        return frozenset()
+    changed: set[int] = set()
+    matcher = difflib.SequenceMatcher(None, before.split("\n"), after.split("\n"), autojunk=False)
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
+        if tag != "equal":
+            changed.update(range(i1 + 1, max(i1 + 1, i2) + 1))
+    try:
+        outcome = transform_source(before, os.path.abspath(path), Settings(fix_mode="report", torch_only=False))
+    except Exception:  # an unparsable "before" explains nothing
+        return frozenset()
+    return frozenset(f.code for f in outcome.findings if f.line in changed)
 
 
 def verify_sources(
@@ -271,8 +312,13 @@ def verify_sources(
     seed: int = 0,
     calls: int = 3,
     timeout: float = 600.0,
+    must_capture: Optional[bool] = None,
 ) -> VerifyReport:
-    """Run both sides of ``module`` (served from ``before`` / ``after``) and judge. Raises VerifyError."""
+    """Run both sides of ``module`` (served from ``before`` / ``after``) and judge. Raises VerifyError.
+
+    ``must_capture`` (see :func:`judge`): None decides it from the rules
+    whose findings the rewrite touched (:func:`rewritten_by`).
+    """
     started = time.perf_counter()
     check_backend(backend)
     device = check_device(device)
@@ -325,7 +371,11 @@ def verify_sources(
             outputs[f"eager({label})"] = saved["eager"]
             sides[label] = side
     comparisons = compare_outputs(outputs, backend, rtol, atol)
-    reasons = judge(sides["before"].stats, sides["after"].stats, comparisons, sides["after"].compile_error)
+    if must_capture is None:
+        must_capture = bool(rewritten_by(before, after, origin) & GRAPH_BREAK_CODES)
+    reasons = judge(
+        sides["before"].stats, sides["after"].stats, comparisons, sides["after"].compile_error, must_capture
+    )
     notes = []
     if before == after:
         notes.append("before and after are the same text")
@@ -497,6 +547,7 @@ def render_table(report: VerifyReport) -> str:
         left = get(b) if b else None
         right = get(a) if a else None
         rows.append((title, _cell(left), _cell(right), _change(left, right)))
+    rows.append(("graph coverage", _percent(b), _percent(a), _points(b, a)))
     bt = b.call_seconds * 1e3 if b else None
     at = a.call_seconds * 1e3 if a else None
     rows.append(("compiled call (ms)", _ms(bt), _ms(at), f"x{at / bt:.2f}" if bt and at else ""))
@@ -540,6 +591,16 @@ def _change(left: Optional[int], right: Optional[int]) -> str:
     return f"{right - left:+d}" if right != left else "0"
 
 
+def _percent(stats: Optional[CompileStats]) -> str:
+    return "-" if stats is None or stats.coverage is None else f"{stats.coverage:.0%}"
+
+
+def _points(before: Optional[CompileStats], after: Optional[CompileStats]) -> str:
+    if before is None or after is None or before.coverage is None or after.coverage is None:
+        return ""
+    return f"{(after.coverage - before.coverage) * 100:+.0f} pts"
+
+
 def _ms(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:.2f}"
 
@@ -565,4 +626,6 @@ def summarize(report: VerifyReport) -> str:
     if b and a:
         parts.append(f"skipped frames {b.frames_skipped} -> {a.frames_skipped}")
         parts.append(f"ops captured {b.ops} -> {a.ops}")
+        if b.coverage is not None and a.coverage is not None:
+            parts.append(f"graph coverage {b.coverage:.0%} -> {a.coverage:.0%}")
     return "; ".join(parts)

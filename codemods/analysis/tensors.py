@@ -1,0 +1,358 @@
+"""What the expressions of a function are (tensors, plain Python values, or unknown), and how
+many tensor ops its own code runs.
+
+A skipped frame loses only the tensor ops written in it: a submodule it
+calls, or a function, still compiles as a frame of its own. So what a fix
+can move into graphs is the inline tensor work of the frame, and that is
+what :func:`inline_tensor_ops` counts, to tell a rewrite worth reading from
+one that captures nothing.
+
+Each expression gets one of three kinds, from evidence in the function:
+
+* ``TENSOR``: ``torch.*`` calls that make tensors; parameters of
+  ``forward`` (``self`` aside) and parameters annotated ``Tensor``; methods
+  and arithmetic of tensors; a name some binding gives a tensor.
+* ``OTHER``: literals and displays, ``len()``/``int()``/``range()``…,
+  values read out of a tensor (``.item()``, ``.tolist()``, ``.shape``,
+  ``.size()``…), parameters annotated as something else, loop variables
+  over ``range``; a name every binding gives such a value.
+* ``UNKNOWN``: everything else (a call of a submodule or a function, an
+  attribute of ``self``…).
+
+Counting ops leans towards the tensor side where it cannot know (an
+unknown ``x * 2`` counts), but only on evidence for what is plainly not
+tensor work (``i + 1`` over a ``range`` loop variable does not count, a call
+of a submodule is its own frame).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Optional
+
+import libcst as cst
+
+from codemods.analysis.bindings import target_names
+from codemods.analysis.nodes import dotted_name
+from codemods.fastcst import walk
+
+TENSOR, OTHER, UNKNOWN = "tensor", "other", "unknown"
+
+#: ``torch.*`` callables whose result is not a tensor
+_TORCH_NON_TENSOR = frozenset(
+    (
+        "is_tensor is_floating_point is_complex is_nonzero numel is_grad_enabled "
+        "is_inference_mode_enabled get_default_dtype device dtype Size Generator no_grad enable_grad "
+        "set_grad_enabled inference_mode autocast compile manual_seed seed initial_seed get_rng_state "
+        "set_rng_state is_autocast_enabled finfo iinfo typename set_printoptions "
+        "use_deterministic_algorithms graph_break is_compiling disable"
+    ).split()
+)
+#: tensor methods whose result is a Python value or a fact, not a tensor
+_METHOD_NON_TENSOR = frozenset(
+    (
+        "item tolist size dim ndimension numel nelement element_size is_contiguous is_floating_point "
+        "is_complex data_ptr stride storage_offset get_device untyped_storage equal numpy dim_order "
+        "is_pinned is_shared"
+    ).split()
+)
+#: methods that are tensor ops whatever the receiver is known to be (``x.view(...)``)
+_TENSOR_METHODS = frozenset(
+    (
+        "view reshape transpose permute contiguous matmul softmax log_softmax sum mean std var max min "
+        "argmax argmin masked_fill masked_fill_ float half bfloat16 to type_as expand expand_as repeat "
+        "repeat_interleave unsqueeze squeeze flatten unflatten chunk split narrow gather scatter scatter_ "
+        "index_select clamp clamp_ clone detach add add_ sub sub_ mul mul_ div div_ pow sqrt rsqrt exp "
+        "log abs neg sigmoid tanh relu norm cumsum flip roll topk sort where new_zeros new_ones new_full "
+        "new_empty zero_ fill_ copy_ bmm mm t any all long int bool cpu cuda sin cos tan log1p expm1 "
+        "floor ceil round sign reciprocal square silu gelu softplus erf prod amax amin logsumexp "
+        "masked_select nonzero unique triu tril diag outer dot baddbmm addmm"
+    ).split()
+)
+#: attributes of a tensor that are plain values
+_TENSOR_FACTS = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "layout", "is_sparse"})
+#: attributes of a tensor that are tensors themselves
+_TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad"})
+#: builtins whose result is a plain value
+_PLAIN_BUILTINS = frozenset(
+    (
+        "len int float bool str range isinstance hasattr enumerate zip type id repr print list tuple dict "
+        "set sorted reversed format callable issubclass"
+    ).split()
+)
+_LITERALS = (
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.SimpleString,
+    cst.ConcatenatedString,
+    cst.FormattedString,
+    cst.Ellipsis,
+    cst.Tuple,
+    cst.List,
+    cst.Dict,
+    cst.Set,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+    cst.Lambda,
+)
+_SCOPES = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+
+#: names an annotation of a plain Python value is made of
+_PLAIN_TYPES = frozenset(
+    "int float bool str bytes complex list dict tuple set frozenset None Optional Union List Dict Tuple Set "
+    "FrozenSet Sequence Mapping Iterable Literal typing".split()
+)
+
+
+def _annotation_kind(annotation: Optional[cst.Annotation]) -> Optional[str]:
+    """TENSOR for ``Tensor``-ish annotations, OTHER for plain values (``int``, ``Optional[str]``), else UNKNOWN."""
+    if annotation is None:
+        return None
+    names = {node.value for node in walk.descendants(annotation.annotation) if isinstance(node, cst.Name)}
+    if "Tensor" in names:
+        return TENSOR
+    return OTHER if names <= _PLAIN_TYPES else UNKNOWN
+
+
+def _join(kinds: Iterable[str]) -> str:
+    """The kind of a name from the kinds of its bindings: a tensor on any evidence."""
+    found = set(kinds)
+    if TENSOR in found:
+        return TENSOR
+    return OTHER if found == {OTHER} else UNKNOWN
+
+
+class TensorFacts:
+    """The kinds of the names and expressions of one function's own code."""
+
+    def __init__(
+        self,
+        func: cst.FunctionDef,
+        is_method: bool,
+        submodules: Iterable[str] = (),
+        torch_names: Iterable[str] = ("torch",),
+    ) -> None:
+        self.func = func
+        #: ``self`` attributes holding submodules
+        self.submodules = frozenset(submodules)
+        #: names ``torch`` and its modules are imported as (``torch``, ``F``, ``nn``)
+        self.torch_names = frozenset(torch_names)
+        #: loop variables over a submodule list (``for layer in self.layers``)
+        self.module_names: set[str] = set()
+        self.kinds: dict[str, str] = {}
+        params = func.params
+        for index, param in enumerate((*params.posonly_params, *params.params, *params.kwonly_params)):
+            kind = _annotation_kind(param.annotation)
+            if kind is None and is_method and index == 0:
+                kind = OTHER  # self
+            elif kind is None and is_method and func.name.value == "forward":
+                kind = TENSOR
+            self.kinds[param.name.value] = kind or UNKNOWN
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                self.kinds[star.name.value] = OTHER  # a tuple, a dict
+        self._settle()
+
+    def _own_nodes(self, root: cst.CSTNode) -> Iterable[cst.CSTNode]:
+        return walk.descendants(root, lambda node: type(node) not in _SCOPES)
+
+    def _settle(self) -> None:
+        """The kind of every name the function binds, to a fixpoint."""
+        bindings: list[tuple[list[str], Optional[cst.BaseExpression]]] = []
+        for node in self._own_nodes(self.func.body):
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    bindings.append((target_names(target.target), node.value))
+            elif isinstance(node, cst.AnnAssign) and node.value is not None:
+                bindings.append((target_names(node.target), node.value))
+            elif isinstance(node, cst.AugAssign):
+                bindings.append((target_names(node.target), cst.BinaryOperation(node.target, cst.Add(), node.value)))
+            elif isinstance(node, (cst.For, cst.CompFor)):
+                bindings.append((target_names(node.target), self._item_of(node.iter)))
+            elif isinstance(node, cst.NamedExpr):
+                bindings.append((target_names(node.target), node.value))
+            elif isinstance(node, (cst.WithItem, cst.ExceptHandler, cst.Import, cst.ImportFrom)):
+                names = _other_bindings(node)
+                bindings.append((names, None))
+        params = dict(self.kinds)
+        for names, _ in bindings:
+            for name in names:
+                self.kinds.setdefault(name, OTHER)  # raised to what the bindings give below
+        by_name: dict[str, list[Optional[cst.BaseExpression]]] = {}
+        for names, value in bindings:
+            for name in names:
+                by_name.setdefault(name, []).append(value)
+        for _ in range(len(by_name) + 1):
+            changed = False
+            for name, values in by_name.items():
+                kinds = [UNKNOWN if value is None else self.kind(value) for value in values]
+                kind = _join([*kinds, params[name]] if name in params else kinds)
+                if kind != self.kinds.get(name):
+                    self.kinds[name] = kind
+                    changed = True
+            if not changed:
+                break
+
+    def _item_of(self, iterable: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """What a loop over ``iterable`` binds: an int over ``range``, a row of a tensor."""
+        name = dotted_name(iterable.func) if isinstance(iterable, cst.Call) else None
+        if name == "range":
+            return cst.Integer("0")
+        source = dotted_name(iterable)
+        if source and source.startswith("self.") and source[5:] in self.submodules:
+            return None  # submodules (their calls are frames of their own)
+        return iterable if self.kind(iterable) == TENSOR else None
+
+    # -- kinds -------------------------------------------------------------------------
+    def kind(self, expr: cst.BaseExpression) -> str:
+        if isinstance(expr, _LITERALS):
+            return OTHER
+        if isinstance(expr, cst.Name):
+            if expr.value in ("True", "False", "None"):
+                return OTHER
+            return self.kinds.get(expr.value, UNKNOWN)
+        if isinstance(expr, cst.Attribute):
+            base = self.kind(expr.value)
+            if expr.attr.value in _TENSOR_FACTS and base != OTHER:
+                return OTHER
+            if expr.attr.value in _TENSOR_ATTRIBUTES and base == TENSOR:
+                return TENSOR
+            return UNKNOWN
+        if isinstance(expr, cst.Subscript):
+            base = self.kind(expr.value)
+            return base if base != UNKNOWN else UNKNOWN
+        if isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation)):
+            return _combine(self.kind(expr.left), self.kind(expr.right))
+        if isinstance(expr, cst.UnaryOperation):
+            return OTHER if isinstance(expr.operator, cst.Not) else self.kind(expr.expression)
+        if isinstance(expr, cst.Comparison):
+            if all(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in expr.comparisons):
+                return OTHER
+            kinds = [self.kind(expr.left), *(self.kind(t.comparator) for t in expr.comparisons)]
+            return _combine(*kinds)
+        if isinstance(expr, cst.IfExp):
+            body, orelse = self.kind(expr.body), self.kind(expr.orelse)
+            return body if body == orelse else (TENSOR if TENSOR in (body, orelse) else UNKNOWN)
+        if isinstance(expr, cst.Call):
+            return self._call_kind(expr)
+        return UNKNOWN
+
+    def _call_kind(self, call: cst.Call) -> str:
+        name = dotted_name(call.func)
+        if name is not None:
+            head, _, last = name.rpartition(".")
+            if not head and last in _PLAIN_BUILTINS:
+                return OTHER
+            if head and head.split(".", 1)[0] in self.torch_names:
+                return OTHER if last in _TORCH_NON_TENSOR or last[:1].isupper() else TENSOR
+        if isinstance(call.func, cst.Attribute):
+            method = call.func.attr.value
+            if method in _METHOD_NON_TENSOR:
+                return OTHER if self.kind(call.func.value) != OTHER else UNKNOWN
+            if self.kind(call.func.value) == TENSOR:
+                return TENSOR
+        return UNKNOWN
+
+    def is_tensor(self, expr: cst.BaseExpression) -> bool:
+        """On evidence only: an unknown expression is not a tensor."""
+        return self.kind(expr) == TENSOR
+
+    # -- ops ----------------------------------------------------------------------------
+    def is_own_frame_call(self, call: cst.Call) -> bool:
+        """A call of a submodule or a function: it compiles as a frame of its own."""
+        name = dotted_name(call.func) or ""
+        head, _, last = name.rpartition(".")
+        return (head == "self" and last in self.submodules) or (not head and bool(last))
+
+    def is_tensor_op(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` itself likely runs a tensor op in this frame."""
+        if isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Attribute):
+                method = node.func.attr.value
+                receiver = self.kind(node.func.value)
+                if method in _METHOD_NON_TENSOR:
+                    return False  # reads a value out: that is the break, not work a graph can hold
+                if receiver == TENSOR or (receiver == UNKNOWN and method in _TENSOR_METHODS):
+                    return True
+            return self._call_kind(node) == TENSOR and not self.is_own_frame_call(node)
+        if isinstance(node, (cst.BinaryOperation, cst.Comparison)):
+            return self.kind(node) != OTHER
+        if isinstance(node, cst.UnaryOperation):
+            return not isinstance(node.operator, cst.Not) and self.kind(node.expression) != OTHER
+        if isinstance(node, cst.AugAssign):
+            return _combine(self.kind(node.target), self.kind(node.value)) != OTHER
+        if isinstance(node, cst.Subscript):
+            return self.kind(node.value) == TENSOR
+        return False
+
+
+def _combine(*kinds: str) -> str:
+    if TENSOR in kinds:
+        return TENSOR
+    return OTHER if all(k == OTHER for k in kinds) else UNKNOWN
+
+
+def _other_bindings(node: cst.CSTNode) -> list[str]:
+    """Names a ``with … as``, ``except … as`` or import binds (their kinds are not known here)."""
+    if isinstance(node, cst.WithItem):
+        return target_names(node.asname.name) if node.asname is not None else []
+    if isinstance(node, cst.ExceptHandler):
+        return target_names(node.name.name) if node.name is not None else []
+    if isinstance(node, cst.Import):
+        return [_bound_by(alias).split(".")[0] for alias in node.names]
+    if isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+        return [_bound_by(alias) for alias in node.names]
+    return []
+
+
+def _bound_by(alias: cst.ImportAlias) -> str:
+    """What an import alias binds: its ``as`` name, else the name itself (dotted for ``import a.b``)."""
+    name = alias.asname.name if alias.asname is not None else alias.name
+    return dotted_name(name) or "" if isinstance(name, (cst.Name, cst.Attribute)) else ""
+
+
+def inline_tensor_ops(facts: TensorFacts, roots: Sequence[cst.CSTNode]) -> int:
+    """Tensor ops written in ``roots`` themselves: nested functions, lambdas and classes aside."""
+    return sum(1 for root in roots for node in facts._own_nodes(root) if facts.is_tensor_op(node))
+
+
+def torch_aliases(module: cst.Module) -> frozenset[str]:
+    """Names the module's top-level imports bind to ``torch`` or one of its modules."""
+    found = {"torch"}
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    if (dotted_name(alias.name) or "").split(".")[0] == "torch":
+                        found.add(_bound_by(alias).split(".")[0] or "torch")
+            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                module_path = dotted_name(small.module) if small.module is not None else ""
+                if (module_path or "").split(".")[0] != "torch" or small.relative:
+                    continue
+                for alias in small.names:
+                    name = _bound_by(alias)
+                    if name and not name[:1].isupper():
+                        found.add(name)
+    return frozenset(found)
+
+
+def submodule_attributes(cls: cst.ClassDef) -> frozenset[str]:
+    """``self`` attributes a method of ``cls`` assigns a class instance (``self.attn = Attention(...)``)."""
+    found = set()
+    for node in walk.descendants(cls.body):
+        if not isinstance(node, cst.Assign):
+            continue
+        called = [dotted_name(c.func) or "" for c in walk.descendants(node.value) if isinstance(c, cst.Call)]
+        if not any(name.rpartition(".")[2][:1].isupper() for name in called):
+            continue
+        for target in node.targets:
+            name = dotted_name(target.target)
+            if name and name.startswith("self.") and name.count(".") == 1:
+                found.add(name[5:])
+    return frozenset(found)
