@@ -12,7 +12,9 @@ if ROOT not in sys.path:
 
 # Fuzzing profiles. "default" keeps CI short and repeatable (the same
 # examples each run, a few hundred over the fuzz tests); a deeper search:
-# `python -m pytest tests/test_fuzz_*.py --hypothesis-profile=long`.
+# `python -m pytest -m fuzz --hypothesis-profile=long`. The fuzz tests are
+# marked `fuzz` and, like the `torch_run` and `cli` tests, left out of a plain
+# `python -m pytest` (pyproject.toml's addopts); `-m "not slow"` runs them all.
 _FUZZ = dict(
     deadline=None,  # rewriting time varies with machine load
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],

@@ -212,6 +212,7 @@ def test_sigkill_at_random_moments_leaves_every_file_whole(batch):
     assert check_each_file_old_or_new(work, old, new) == (0, len(old))
 
 
+@pytest.mark.cli
 def test_sigkill_of_the_real_command_and_its_workers(batch):
     """The console entry point with a worker pool, killed once the first file is written."""
     work, old = batch

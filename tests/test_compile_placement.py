@@ -459,6 +459,7 @@ def test_third_party_never_covers_torch_or_the_standard_library():
 # -- the command line -------------------------------------------------------------------------
 
 
+@pytest.mark.cli
 def test_dry_run_shows_reviewable_diffs_for_training_and_strict_scripts(tmp_path):
     (tmp_path / "train.py").write_text(
         textwrap.dedent("""

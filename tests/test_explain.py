@@ -162,6 +162,7 @@ def test_explain_command_reports_a_bad_entry_without_running():
     assert "--entry 'nocolon': expected MODULE:ATTR" in result.stderr
 
 
+@pytest.mark.torch_run
 def test_explain_runs_the_entry_and_matches_the_in_process_records(tmp_path, monkeypatch):
     """One real run: a loop around an unknown third-party call, under the eager backend."""
     shutil.copytree(os.path.join(PROJECT, "src"), tmp_path / "src")
@@ -180,7 +181,7 @@ def test_explain_runs_the_entry_and_matches_the_in_process_records(tmp_path, mon
         (i.site.file, i.site.line, i.site.gb_code, i.site.skipped, i.site.frame) for i in e.items
     }
     text = render(e)
-    assert "1 frames skipped (step), 2 graph breaks" in text
+    assert "1 frame skipped (step), 2 graph breaks" in text
     # the whole frame is skipped: every op of the call runs eagerly
     assert e.stats.coverage == 0.0 and e.stats.ops_eager > 0
     assert f"graph coverage 0% ({e.stats.ops_eager} of {e.stats.ops_eager} ops run eagerly)" in text

@@ -41,6 +41,8 @@ from codemods.rules.registry import REGISTRY
 from rewriter.engine.config import Settings
 from rewriter.engine.pipeline import SelfCheckError, transform_source
 
+pytestmark = pytest.mark.fuzz
+
 PATH = "/fuzz/generated.py"
 DEPTH = 3
 

@@ -60,6 +60,7 @@ def _run(path: str, source: str, tag: str):
     return module, fn, args
 
 
+@pytest.mark.torch_run
 @pytest.mark.parametrize("case", CASES, ids=_ids)
 def test_golden_under_torch_compile(case: Case) -> None:
     if golden_kind(case) is not None:
@@ -101,6 +102,7 @@ def test_golden_under_torch_compile(case: Case) -> None:
 VERIFY_CASES = [c for c in CASES if str(c) in ("GBF001/plain", "GBF001/module_logger", "GBF002/while_item")]
 
 
+@pytest.mark.torch_run
 @pytest.mark.parametrize("case", VERIFY_CASES, ids=_ids)
 def test_gbfix_verify_passes_on_golden(case: Case, tmp_path) -> None:
     import json

@@ -82,6 +82,7 @@ def run_entry(hook: dict, files: list[str], cwd) -> subprocess.CompletedProcess:
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=env)
 
 
+@pytest.mark.cli
 def test_scan_hook_entry_fails_on_findings_and_honours_exclude(target):
     result = run_entry(hooks()["gbfix"], PY_FILES, target)
     assert result.returncode == 1, result.stderr
@@ -91,6 +92,7 @@ def test_scan_hook_entry_fails_on_findings_and_honours_exclude(target):
     assert clean.returncode == 0 and clean.stdout == ""
 
 
+@pytest.mark.cli
 def test_fix_hook_entry_rewrites_then_passes(target):
     result = run_entry(hooks()["gbfix-fix"], PY_FILES, target)
     assert result.returncode == 0, result.stderr

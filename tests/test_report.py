@@ -17,6 +17,8 @@ from rewriter.engine.report import (
     UNUSED_IGNORE,
     ScanReport,
     doc_markdown,
+    plural,
+    render_github,
     render_json,
     render_sarif,
     render_statistics,
@@ -166,6 +168,32 @@ def test_json_holds_findings_and_errors():
         ("pkg/b.py", 9, "safe"),
     ]
     assert doc["errors"] == [{"path": "bad.py", "line": 3, "message": "syntax error: invalid syntax"}]
+
+
+def test_github_annotations_are_workflow_commands():
+    code = next(iter(REGISTRY))
+    assert render_github(sample_report()).splitlines() == [
+        f"::warning file=a.py,line=2,col=3,title={code}::first [fix: unsafe]",
+        f"::warning file=pkg/b.py,line=3,col=1,title={code}::another; not unrolled: reasons [fix: none]",
+        f"::notice file=pkg/b.py,line=4,col=7,title={UNUSED_IGNORE}::unused suppression comment "
+        "`# gbfix: ignore` [fix: none]",
+        f"::warning file=pkg/b.py,line=9,col=5,title={code}::graph break in a loop [fix: safe]",
+        "::error file=bad.py,line=3,title=gbfix::syntax error: invalid syntax",
+    ]
+
+
+def test_github_annotations_escape_what_would_end_them():
+    report = ScanReport()
+    message = "100% of it\nnext line"
+    report.add(Unchanged(os.path.join(ROOT, "a,b:c.py"), (Finding(next(iter(REGISTRY)), 1, 0, message, "none"),), True))
+    (line,) = render_github(report).splitlines()
+    # No column when none is known; `,` and `:` would split the properties, a newline would end the command.
+    assert line.startswith("::warning file=a%2Cb%3Ac.py,line=1,title=")
+    assert line.endswith("::100%25 of it%0Anext line [fix: none]")
+
+
+def test_plural():
+    assert [plural(n, "file") for n in (0, 1, 2)] == ["0 files", "1 file", "2 files"]
 
 
 def test_statistics_count_per_rule():

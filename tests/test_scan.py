@@ -176,14 +176,16 @@ def test_config_file_settings_apply_to_scan(project):
 # -- apply --check, the CI face of apply ------------------------------------------------------
 
 
-def test_check_exits_1_and_prints_only_the_summary(project):
+@pytest.mark.cli
+def test_check_exits_1_and_names_only_the_files_that_would_change(project):
     (project / "clean.py").write_text(CLEAN)
     before = snapshot(str(project))
     result = gbfix("apply", "--check", "examples", "clean.py", cwd=str(project))
     assert result.returncode == 1
     assert result.stdout == ""
-    assert result.stderr.splitlines() == [result.stderr.splitlines()[-1]]
-    assert "4 files scanned" in result.stderr and "would change" in result.stderr
+    *named, last = result.stderr.splitlines()
+    assert named == [f"would rewrite examples/{name}.py" for name in ("sampler", "stats", "transformer_block")]
+    assert "4 files scanned" in last and "3 would change" in last
     assert snapshot(str(project)) == before
     clean = gbfix("apply", "--check", "clean.py", cwd=str(project))
     assert clean.returncode == 0 and clean.stdout == "" and "0 would change" in clean.stderr

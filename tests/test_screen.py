@@ -282,6 +282,7 @@ def modules(draw: st.DrawFn) -> str:
     return source
 
 
+@pytest.mark.fuzz
 @settings(
     max_examples=40,
     deadline=None,

@@ -249,6 +249,7 @@ def gbfix(*args: str, cwd: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "rewriter", *args], cwd=cwd, capture_output=True, text=True)
 
 
+@pytest.mark.cli
 def test_trace_guided_apply_fixes_what_static_mode_cannot_see(tmp_path, trace_dir):
     root = _copy_project(tmp_path)
     static = gbfix("apply", "src", "--dry-run", cwd=root)
@@ -267,6 +268,7 @@ def test_trace_guided_apply_fixes_what_static_mode_cannot_see(tmp_path, trace_di
         assert handle.read().count("def _gbfix_inner_") == 2
 
 
+@pytest.mark.cli
 def test_trace_guided_scan_reports_and_bad_traces_exit_2(tmp_path, trace_dir):
     root = _copy_project(tmp_path)
     found = gbfix("scan", "src", "--trace", trace_dir, "--all-logs", cwd=root)
@@ -283,6 +285,7 @@ def test_trace_guided_scan_reports_and_bad_traces_exit_2(tmp_path, trace_dir):
     assert bad.returncode == 2 and "nowhere: no such file or directory" in bad.stderr
 
 
+@pytest.mark.cli
 def test_a_recorded_break_in_an_installed_package_is_evidence_for_gbf007(tmp_path, trace_dir):
     src = tmp_path / "src"
     src.mkdir()

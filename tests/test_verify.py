@@ -110,6 +110,7 @@ def verify_model(project, *extra: str) -> subprocess.CompletedProcess:
 # --- the command end to end ---------------------------------------------------------
 
 
+@pytest.mark.torch_run
 def test_examples_demo_against_git_head(tmp_path):
     shutil.copytree(os.path.join(ROOT, "examples"), tmp_path / "examples")
     git(tmp_path, "init", "-q")
@@ -137,6 +138,7 @@ def test_examples_demo_against_git_head(tmp_path):
     assert "PASS: outputs equal; skipped frames 1 -> 0" in out
 
 
+@pytest.mark.torch_run
 def test_a_proven_rewrite_passes_with_json(project):
     result = verify_model(project, "--json")
     assert result.returncode == 0, result.stderr
@@ -152,6 +154,7 @@ def test_a_proven_rewrite_passes_with_json(project):
     assert "graph coverage" in table and "pts" in table
 
 
+@pytest.mark.torch_run
 def test_changed_arithmetic_fails_and_names_the_output(project):
     (project / "pkg" / "model.py").write_text(MODEL_UNROLLED.replace("scale(x) + i", "scale(x) + i + 1"))
     result = verify_model(project)
@@ -161,6 +164,7 @@ def test_changed_arithmetic_fails_and_names_the_output(project):
     assert "outputs differ (eager(before) vs compiled(after); compiled(before) vs compiled(after)" in result.stdout
 
 
+@pytest.mark.torch_run
 def test_an_after_that_skips_more_frames_fails(project):
     # Swapped: the original is the "after", so a skipped frame appears.
     (project / "pkg" / "model.py").write_text(MODEL)
@@ -173,6 +177,7 @@ def test_an_after_that_skips_more_frames_fails(project):
     assert all(c["equal"] for c in report["comparisons"])
 
 
+@pytest.mark.torch_run
 def test_an_entry_that_raises_reports_the_users_traceback(project):
     broken = MODEL_UNROLLED.replace(
         "def step(x):\n", "def check(x):\n    raise ValueError('negative scale')\n\n\ndef step(x):\n    check(x)\n"
@@ -187,6 +192,7 @@ def test_an_entry_that_raises_reports_the_users_traceback(project):
     assert "sandbox.py" not in err and "<frozen importlib" not in err and "importlib/__init__" not in err
 
 
+@pytest.mark.torch_run
 def test_the_traceback_quotes_the_served_text_not_the_file_on_disk(project):
     # The "before" side raises; the file on disk holds other code at that line.
     (project / "before.py").write_text(MODEL.replace("    return {", "    1 / 0\n    return {"))
@@ -196,6 +202,7 @@ def test_the_traceback_quotes_the_served_text_not_the_file_on_disk(project):
     assert "    1 / 0" in result.stderr
 
 
+@pytest.mark.torch_run
 def test_entry_not_found_is_a_clear_error(project):
     result = gbfix(
         "verify",
@@ -218,6 +225,7 @@ def test_entry_not_found_is_a_clear_error(project):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.cli
 def test_missing_git_history_names_the_way_out(project):
     result = gbfix(
         "verify", "pkg/model.py", "--entry", "pkg.model:step", "--inputs", "pkg.model:inputs", cwd=str(project)
@@ -260,6 +268,7 @@ def inputs():
 """
 
 
+@pytest.mark.torch_run
 def test_apply_verify_writes_only_rewrites_that_pass(project):
     (project / "pkg" / "model.py").write_text(MODEL)
     (project / "pkg" / "introspect.py").write_text(INTROSPECT)
@@ -282,9 +291,10 @@ def test_apply_verify_writes_only_rewrites_that_pass(project):
     assert "_gbfix_inner_1" in (project / "pkg" / "model.py").read_text()
     assert (project / "pkg" / "introspect.py").read_text() == INTROSPECT
     assert "introspect.py: error: rewrite not written: verification failed: outputs differ" in result.stderr
-    assert "1 changed, 1 errors" in result.stderr
+    assert "1 changed, 1 error" in result.stderr
 
 
+@pytest.mark.cli
 def test_apply_entry_and_inputs_go_together(project):
     result = gbfix("apply", "pkg", "--entry", "pkg.model:step", cwd=str(project))
     assert result.returncode == 2

@@ -8,12 +8,12 @@ from __future__ import annotations
 import os
 
 from rewriter.cli import apply, config, explain, rules, scan, verify
-from rewriter.cli.app import app
+from rewriter.cli.app import Command, app
 
-#: the commands, in the order ``gbfix --help`` lists them
-COMMANDS = (verify.verify, apply.apply, scan.scan, rules.rules, config.config, explain.explain)
+#: the commands, in the order ``gbfix --help`` lists them: the order a user meets them
+COMMANDS = (apply.apply, scan.scan, verify.verify, explain.explain, rules.rules, config.config)
 for _command in COMMANDS:
-    app.command()(_command)
+    app.command(cls=Command)(_command)
 
 __all__ = ["app", "main"]
 
@@ -21,7 +21,7 @@ __all__ = ["app", "main"]
 def main() -> None:
     # Keep torch's own warnings and thread pools out of plain rewriting runs.
     os.environ.setdefault("PYTHONWARNINGS", "ignore::DeprecationWarning")
-    app()
+    app(prog_name="gbfix")
 
 
 if __name__ == "__main__":

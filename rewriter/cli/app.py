@@ -6,11 +6,14 @@ stderr. Exit codes are defined in :mod:`rewriter.engine.results`.
 
 from __future__ import annotations
 
-from typing import List, Optional
+import sys
+from typing import Any, Callable, List, Optional
 
 import pathspec
 import typer
+from typer.core import TyperCommand
 
+from rewriter import __version__
 from rewriter.engine.config import (
     ConfigError,
     Settings,
@@ -20,19 +23,71 @@ from rewriter.engine.config import (
 )
 from rewriter.engine.diffs import display_path
 from rewriter.engine.discovery import discover
-from rewriter.engine.results import EXIT_ERROR, Totals
+from rewriter.engine.report import error_line, plural
+from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, Totals
+
+#: the path that means "read the source from stdin, write the result to stdout"
+STDIN = "-"
+
+
+class Command(TyperCommand):
+    """Help that reads like other command-line tools': ``PATH...`` and ``[CODE]``.
+
+    Typer labels arguments with their Python names and types (``{paths}...``,
+    ``<list[str]>``), which tell a user nothing about what to type. Options
+    keep Typer's records and name their values with a ``metavar``. Only
+    click's documented command API is used: Typer ships click inside itself
+    in some versions and depends on it in others.
+    """
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        return pieces + [argument_label(p) for p in self.get_params(ctx) if p.param_type_name == "argument"]
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        params = self.get_params(ctx)
+        arguments = [
+            (argument_label(p), getattr(p, "help", None) or "") for p in params if p.param_type_name == "argument"
+        ]
+        options = [p.get_help_record(ctx) for p in params if p.param_type_name == "option"]
+        if arguments:
+            with formatter.section("Arguments"):
+                formatter.write_dl(arguments)
+        with formatter.section("Options"):
+            formatter.write_dl([record for record in options if record is not None])
+
+
+def argument_label(param: Any) -> str:
+    """``PATH...`` for one or more, ``[CODE]`` for an optional one."""
+    label = param.metavar or (param.name or "").upper()
+    if param.nargs != 1:
+        label += "..."
+    return label if param.required else f"[{label}]"
+
 
 app = typer.Typer(
     name="gbfix",
     help="Rewrite PyTorch code so torch.compile stops skipping whole functions.",
     no_args_is_help=True,
     add_completion=False,
+    # Plain help: rich markup would eat `[[tool.gbfix.verify]]` and other brackets.
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"gbfix {__version__}")
+        raise typer.Exit(EXIT_CLEAN)
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
     """Rewrite PyTorch code so torch.compile stops skipping whole functions.
 
     `gbfix apply PATH --dry-run` shows the fixes as one patch.
@@ -41,6 +96,39 @@ def _root() -> None:
 
 def err(message: str) -> None:
     typer.echo(message, err=True)
+
+
+def choose_format(value: str, choices: tuple[str, ...]) -> str:
+    """``--format`` in any case (``JSON`` is ``json``); exits 2 on an unknown one."""
+    chosen = value.lower()
+    if chosen not in choices:
+        err(f"gbfix: error: --format must be one of {', '.join(choices)}, not {value!r}")
+        raise typer.Exit(EXIT_ERROR)
+    return chosen
+
+
+def stdin_name(paths: List[str], stdin_filename: Optional[str]) -> Optional[str]:
+    """The name source read from stdin goes by, or None when the paths are files.
+
+    ``-`` stands alone (as for black and ruff); ``--stdin-filename`` names the
+    file an editor holds, so its pyproject.toml, excludes and messages apply.
+    """
+    if STDIN not in paths:
+        if stdin_filename is not None:
+            err("gbfix: error: --stdin-filename goes with `-` (source from stdin)")
+            raise typer.Exit(EXIT_ERROR)
+        return None
+    if len(paths) > 1:
+        err("gbfix: error: `-` (source from stdin) cannot be combined with other paths")
+        raise typer.Exit(EXIT_ERROR)
+    return stdin_filename or STDIN
+
+
+def read_stdin() -> bytes:
+    return sys.stdin.buffer.read()
+
+
+STDIN_FILENAME_HELP = "With `-`: the path of the source read from stdin, for configuration, excludes and messages."
 
 
 def resolve_settings(
@@ -73,23 +161,29 @@ def collect(paths: List[str], settings: Settings, totals: Totals, force_exclude:
     explicitly too (pre-commit names every file it passes)."""
     found = discover(paths, settings.exclude)
     for path, reason in found.problems:
-        err(f"{path}: error: {reason}")
+        err(error_line(display_path(path), 0, reason))
         totals.scanned += 1
         totals.errors += 1
     if force_exclude and settings.exclude:
-        spec = pathspec.PathSpec.from_lines("gitwildmatch", settings.exclude)
-        return [f for f in found.files if not spec.match_file(display_path(f))]
+        excluded = exclusion(settings)
+        return [f for f in found.files if not excluded(f)]
     return found.files
+
+
+def exclusion(settings: Settings) -> Callable[[str], bool]:
+    """Whether an ``exclude`` glob matches a path (taken relative to the working directory)."""
+    spec = pathspec.PathSpec.from_lines("gitwildmatch", settings.exclude)
+    return lambda path: spec.match_file(display_path(path))
 
 
 FORCE_EXCLUDE_HELP = "Apply exclude globs to files named on the command line too (for pre-commit)."
 
 
-def summary(totals: Totals, seconds: float, verb: str) -> str:
+def summary(totals: Totals, seconds: float, outcome: str) -> str:
+    """The last line of a run; ``outcome`` is what was found or done (``2 would change``)."""
     return (
-        f"gbfix: {totals.scanned} files scanned ({totals.screened_out} screened out, "
-        f"{totals.parsed} parsed), {totals.changed} {verb}, {totals.errors} errors "
-        f"in {seconds:.2f}s"
+        f"gbfix: {plural(totals.scanned, 'file')} scanned ({totals.screened_out} screened out, "
+        f"{totals.parsed} parsed), {outcome}, {plural(totals.errors, 'error')} in {seconds:.2f}s"
     )
 
 

@@ -1,26 +1,38 @@
-"""`gbfix apply`: rewrite files, or show the rewrite as a patch."""
+"""`gbfix apply`: rewrite files, or show the rewrite as a patch.
+
+Each file written is named on stderr (``rewrote PATH``; with ``--check``,
+``would rewrite PATH``), so a run says what it changed. ``gbfix apply -``
+reads the source from stdin and writes the rewritten source to stdout, as
+black and ruff do, so an editor can run it on a buffer.
+"""
 
 from __future__ import annotations
 
 import sys
 import time
-from typing import List, Optional
+from typing import Iterable, List, Optional
 
 import typer
 
 from rewriter.cli.app import (
     FORCE_EXCLUDE_HELP,
+    STDIN,
+    STDIN_FILENAME_HELP,
     collect,
     err,
+    read_stdin,
     resolve_settings,
+    stdin_name,
     summary,
     with_recorded_breaks,
 )
 from rewriter.cli.progress import Progress
+from rewriter.cli.scan import stdin_files, stdin_results
 from rewriter.cli.verify import verify_before_write
 from rewriter.engine.batch import run_batch
 from rewriter.engine.diffs import display_path, unified_diff
 from rewriter.engine.fileio import atomic_write
+from rewriter.engine.report import error_line
 from rewriter.engine.results import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -29,6 +41,7 @@ from rewriter.engine.results import (
     Failed,
     FileResult,
     Totals,
+    Unchanged,
 )
 from rewriter.runtime.recorded import ALL_LOGS_HELP, LOG_HELP, TRACE_HELP
 
@@ -48,28 +61,59 @@ def _notes(result: FileResult, dry_run: bool) -> None:
             err(f"{name}:{f.line}:{f.col}: {f.code} {f.message}; {f.note}")
 
 
+def _write(result: Changed, to_stdout: bool) -> FileResult:
+    """The rewrite written in place (atomically), or to stdout for source read from stdin."""
+    if to_stdout:
+        sys.stdout.buffer.write(result.new)
+        sys.stdout.flush()
+        return result
+    try:
+        atomic_write(result.path, result.new)
+    except OSError as exc:
+        return Failed(result.path, f"cannot write: {exc.strerror or exc}")
+    return result
+
+
+def _echo_unchanged(data: bytes) -> None:
+    """Source from stdin that needs no change goes back as it came: the editor's buffer stays whole."""
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+
+
 def apply(
-    paths: List[str] = typer.Argument(..., help="Files or directories (searched for *.py)."),
+    paths: List[str] = typer.Argument(
+        ...,
+        metavar="PATH",
+        help="Files or directories (searched for *.py); `-` reads the source from stdin and writes it to stdout.",
+    ),
     dry_run: bool = typer.Option(
         False, "--dry-run", "--diff", help="Print one unified diff (git apply / patch -p1) and write nothing."
     ),
     check: bool = typer.Option(
-        False, "--check", help="Write nothing, print only the summary; exit 1 if anything would change."
+        False, "--check", help="Write nothing, name the files that would change; exit 1 if any would."
+    ),
+    exit_zero: bool = typer.Option(
+        False,
+        "--exit-zero",
+        help="With --dry-run or --check: exit 0 even when files would change (errors still exit 2).",
     ),
     unsafe_fixes: bool = typer.Option(
         False, "--unsafe-fixes", help="Also apply fixes that can change behaviour (see `gbfix rules`)."
     ),
     select: Optional[str] = typer.Option(
-        None, "--select", help="Only these rule codes (comma-separated, prefixes allowed)."
+        None, "--select", metavar="CODES", help="Only these rule codes (comma-separated, prefixes allowed)."
     ),
-    ignore: Optional[str] = typer.Option(None, "--ignore", help="Skip these rule codes."),
+    ignore: Optional[str] = typer.Option(None, "--ignore", metavar="CODES", help="Skip these rule codes."),
     exclude: Optional[List[str]] = typer.Option(
-        None, "--exclude", help="Glob (gitignore syntax) of paths to skip; repeatable."
+        None, "--exclude", metavar="GLOB", help="Glob (gitignore syntax) of paths to skip; repeatable."
     ),
-    jobs: int = typer.Option(0, "-j", "--jobs", help="Parallel worker processes (0 = one per CPU)."),
-    quiet: bool = typer.Option(False, "-q", "--quiet", help="Print errors only: no notes, progress bar or summary."),
-    config: Optional[str] = typer.Option(None, "--config", help="pyproject.toml to read instead of the nearest one."),
+    jobs: int = typer.Option(0, "-j", "--jobs", metavar="N", help="Parallel worker processes (0 = one per CPU)."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="Print errors only: no notes, file names or summary."),
+    config: Optional[str] = typer.Option(
+        None, "--config", metavar="FILE", help="pyproject.toml to read instead of the nearest one."
+    ),
     force_exclude: bool = typer.Option(False, "--force-exclude", help=FORCE_EXCLUDE_HELP),
+    stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", metavar="PATH", help=STDIN_FILENAME_HELP),
     verify: bool = typer.Option(
         False,
         "--verify",
@@ -77,36 +121,52 @@ def apply(
         "only rewrites that pass; entries from [[tool.gbfix.verify]] or --entry/--inputs.",
     ),
     entry: Optional[str] = typer.Option(
-        None, "--entry", help="With --verify: MODULE:ATTR to call for every changed file."
+        None, "--entry", metavar="MODULE:ATTR", help="With --verify: what to call for every changed file."
     ),
-    inputs: Optional[str] = typer.Option(None, "--inputs", help="With --verify: MODULE:FN returning the arguments."),
-    trace: Optional[str] = typer.Option(None, "--trace", help=TRACE_HELP),
+    inputs: Optional[str] = typer.Option(
+        None, "--inputs", metavar="MODULE:FN", help="With --verify: the function returning the arguments."
+    ),
+    trace: Optional[str] = typer.Option(None, "--trace", metavar="DIR", help=TRACE_HELP),
     all_logs: bool = typer.Option(False, "--all-logs", help=ALL_LOGS_HELP),
-    log: Optional[str] = typer.Option(None, "--log", help=LOG_HELP),
+    log: Optional[str] = typer.Option(None, "--log", metavar="FILE", help=LOG_HELP),
 ) -> None:
-    """Rewrite files so their graph breaks stop Dynamo from skipping whole functions."""
+    """Rewrite files, or show the rewrite as a patch.
+
+    The rewrite fixes the graph breaks that make Dynamo skip whole functions.
+    """
     start = time.perf_counter()
     if (entry is None) != (inputs is None):
         err("gbfix: error: --entry and --inputs go together")
         raise typer.Exit(EXIT_ERROR)
-    settings = resolve_settings(paths, select, ignore, exclude, unsafe_fixes, config=config)
+    verify = verify or entry is not None
+    name = stdin_name(paths, stdin_filename)
+    if name is not None and verify:
+        err("gbfix: error: --verify compiles files on disk; it cannot check source from stdin")
+        raise typer.Exit(EXIT_ERROR)
+    where = [name if name != STDIN else "."] if name else paths
+    settings = resolve_settings(where, select, ignore, exclude, unsafe_fixes, config=config)
     totals = Totals()
-    files = collect(paths, settings, totals, force_exclude)
+    data = b""
+    if name is None:
+        files = collect(paths, settings, totals, force_exclude)
+    else:
+        data, files = read_stdin(), stdin_files(name, settings, force_exclude)
     settings = with_recorded_breaks(settings, files, trace, all_logs, log, quiet)
     write = not (dry_run or check)
-    verify = verify or entry is not None
-    progress = Progress(len(files), enabled=not quiet)
-    for result in progress.track(run_batch(files, settings, jobs)):
+    results: Iterable[FileResult] = (
+        run_batch(files, settings, jobs) if name is None else stdin_results(files, data, settings)
+    )
+    progress = Progress(len(files), enabled=not quiet and name is None)
+    for result in progress.track(results):
         if isinstance(result, Changed) and verify:
             result = verify_before_write(result, settings, entry, inputs, quiet)
         if isinstance(result, Changed) and write:
-            try:
-                atomic_write(result.path, result.new)
-            except OSError as exc:
-                result = Failed(result.path, f"cannot write: {exc.strerror or exc}")
+            result = _write(result, to_stdout=name is not None)
+        elif isinstance(result, Unchanged) and write and name is not None:
+            _echo_unchanged(data)
         totals.add(result)
         if isinstance(result, Failed):
-            err(result.describe())
+            err(error_line(display_path(result.path), result.line, result.message))
             continue
         if not quiet and not check:
             _notes(result, dry_run)
@@ -115,10 +175,14 @@ def apply(
             new = result.new.decode(result.encoding)
             sys.stdout.write(unified_diff(old, new, result.path))
             sys.stdout.flush()
+        elif isinstance(result, Changed) and not quiet:
+            err(f"{'rewrote' if write else 'would rewrite'} {display_path(result.path)}")
+    if name is not None and write and not files:
+        _echo_unchanged(data)  # excluded by --force-exclude: left as it is
     if not quiet:
-        err(summary(totals, time.perf_counter() - start, "changed" if write else "would change"))
+        err(summary(totals, time.perf_counter() - start, f"{totals.changed} {'changed' if write else 'would change'}"))
     if totals.errors:
         raise typer.Exit(EXIT_ERROR)
-    if totals.changed and not write:
+    if totals.changed and not write and not exit_zero:
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_CLEAN)

@@ -14,9 +14,9 @@ from typing import Any, List, Optional
 
 import typer
 
-from rewriter.cli.app import err, resolve_settings
+from rewriter.cli.app import choose_format, resolve_settings
 from rewriter.engine.config import Settings, config_keys
-from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR
+from rewriter.engine.results import EXIT_CLEAN
 
 
 def _toml_value(value: Any) -> str:
@@ -62,19 +62,28 @@ def settings_json(settings: Settings) -> dict:
 
 
 def config(
-    path: str = typer.Argument(".", help="Where to look for pyproject.toml (this directory and its parents)."),
-    config_file: Optional[str] = typer.Option(
-        None, "--config", help="pyproject.toml to read instead of the nearest one."
+    path: str = typer.Argument(
+        ".", metavar="PATH", help="Where to look for pyproject.toml (this directory and its parents)."
     ),
-    select: Optional[str] = typer.Option(None, "--select", help="Override select (comma-separated codes)."),
-    ignore: Optional[str] = typer.Option(None, "--ignore", help="Override ignore (comma-separated codes)."),
-    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Add an exclude glob; repeatable."),
-    output_format: str = typer.Option("toml", "--format", help="toml or json."),
+    config_file: Optional[str] = typer.Option(
+        None, "--config", metavar="FILE", help="pyproject.toml to read instead of the nearest one."
+    ),
+    select: Optional[str] = typer.Option(
+        None, "--select", metavar="CODES", help="Override select (comma-separated codes)."
+    ),
+    ignore: Optional[str] = typer.Option(
+        None, "--ignore", metavar="CODES", help="Override ignore (comma-separated codes)."
+    ),
+    exclude: Optional[List[str]] = typer.Option(
+        None, "--exclude", metavar="GLOB", help="Add an exclude glob; repeatable."
+    ),
+    output_format: str = typer.Option("toml", "--format", metavar="FORMAT", help="toml or json; any case."),
 ) -> None:
-    """Print the effective configuration: pyproject.toml's gbfix table with the flags applied."""
-    if output_format not in ("toml", "json"):
-        err(f"gbfix: error: --format must be toml or json, not {output_format!r}")
-        raise typer.Exit(EXIT_ERROR)
+    """Print the configuration a run would use.
+
+    That is pyproject.toml's gbfix table with the flags applied.
+    """
+    output_format = choose_format(output_format, ("toml", "json"))
     settings = resolve_settings([path], select, ignore, exclude, config=config_file)
     if output_format == "json":
         typer.echo(json.dumps(settings_json(settings), indent=2))

@@ -13,18 +13,24 @@ from rewriter.runtime.explain import ExplainError, explain_file, render
 
 
 def explain(
-    file: str = typer.Argument(..., help="The file that defines (or is imported by) the entry."),
+    file: str = typer.Argument(..., metavar="FILE", help="The file that defines (or is imported by) the entry."),
     entry: str = typer.Option(
-        ..., "--entry", help="MODULE:ATTR to call: a function, an nn.Module instance, or an nn.Module class."
+        ...,
+        "--entry",
+        metavar="MODULE:ATTR",
+        help="MODULE:ATTR to call: a function, an nn.Module instance, or an nn.Module class.",
     ),
-    inputs: str = typer.Option(..., "--inputs", help="MODULE:FN returning the tuple of arguments (may take `device`)."),
-    device: str = typer.Option("auto", "--device", help="auto (CUDA when available), cpu or cuda."),
-    backend: str = typer.Option("eager", "--backend", help="eager, aot_eager or inductor."),
+    inputs: str = typer.Option(
+        ..., "--inputs", metavar="MODULE:FN", help="MODULE:FN returning the tuple of arguments (may take `device`)."
+    ),
+    device: str = typer.Option("auto", "--device", metavar="DEVICE", help="auto (CUDA when available), cpu or cuda."),
+    backend: str = typer.Option("eager", "--backend", metavar="BACKEND", help="eager, aot_eager or inductor."),
     as_json: bool = typer.Option(False, "--json", help="Print the explanation as JSON."),
-    timeout: float = typer.Option(600.0, "--timeout", help="Seconds the run may take."),
+    timeout: float = typer.Option(600.0, "--timeout", metavar="SECONDS", help="Seconds the run may take."),
 ) -> None:
-    """List the graph breaks and skipped frames of a real compiled run, and the rule that fixes each.
+    """Run an entry under torch.compile and list its graph breaks.
 
+    Each break and skipped frame of the real run comes with the rule that fixes it.
     Exit 0 when no frame was skipped, 1 when some were, 2 on errors.
     """
     try:

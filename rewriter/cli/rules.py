@@ -12,7 +12,7 @@ from typing import Optional
 import typer
 
 from codemods.rules.registry import REGISTRY
-from rewriter.cli.app import err
+from rewriter.cli.app import choose_format, err
 from rewriter.engine.config import ConfigError, parse_codes
 from rewriter.engine.report import doc_markdown
 from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR
@@ -43,13 +43,13 @@ def _record(code: str) -> dict:
 
 
 def rules(
-    code: Optional[str] = typer.Argument(None, help="A rule code (or prefix, or ALL) to document; none lists all."),
-    output_format: str = typer.Option("text", "--format", help="text, json or markdown."),
+    code: Optional[str] = typer.Argument(
+        None, metavar="CODE", help="A rule code (or prefix, or ALL) to document; none lists all."
+    ),
+    output_format: str = typer.Option("text", "--format", metavar="FORMAT", help="text, json or markdown; any case."),
 ) -> None:
     """List the rules, or print one rule's documentation."""
-    if output_format not in ("text", "json", "markdown"):
-        err(f"gbfix: error: --format must be text, json or markdown, not {output_format!r}")
-        raise typer.Exit(EXIT_ERROR)
+    output_format = choose_format(output_format, ("text", "json", "markdown"))
     try:
         codes = parse_codes([code], "gbfix rules") if code else tuple(sorted(REGISTRY))
     except ConfigError as exc:

@@ -4,6 +4,8 @@ The same engine as `gbfix apply` runs in report mode: every rule records
 its findings and changes nothing. Findings go to stdout (or ``--output``),
 errors and the summary line to stderr. Exit 1 when there are findings, 0
 when there are none, 2 when a file could not be processed.
+
+``gbfix scan -`` reads the source from stdin, for editors.
 """
 
 from __future__ import annotations
@@ -16,14 +18,22 @@ import typer
 
 from rewriter.cli.app import (
     FORCE_EXCLUDE_HELP,
+    STDIN,
+    STDIN_FILENAME_HELP,
+    choose_format,
     collect,
     err,
+    exclusion,
+    read_stdin,
     resolve_settings,
+    stdin_name,
+    summary,
     with_recorded_breaks,
 )
-from rewriter.engine.batch import run_batch
-from rewriter.engine.report import FORMATS, ScanReport, render, render_statistics
-from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, Totals
+from rewriter.engine.batch import process_file, run_batch
+from rewriter.engine.config import Settings
+from rewriter.engine.report import FORMATS, ScanReport, plural, render, render_statistics
+from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, FileResult, Totals
 from rewriter.runtime.recorded import ALL_LOGS_HELP, LOG_HELP, TRACE_HELP
 
 
@@ -40,14 +50,32 @@ def _write(text: str, output: Optional[str]) -> None:
         raise typer.Exit(EXIT_ERROR) from None
 
 
+def stdin_files(name: str, settings: Settings, force_exclude: bool) -> list[str]:
+    """The one file stdin stands for; none when ``--force-exclude`` excludes its ``--stdin-filename``."""
+    if force_exclude and name != STDIN and exclusion(settings)(name):
+        return []
+    return [name]
+
+
+def stdin_results(files: List[str], data: bytes, settings: Settings) -> list[FileResult]:
+    """The batch of a source read from stdin: one file, processed in this process."""
+    return [process_file(path, settings, data) for path in files]
+
+
 def scan(
-    paths: List[str] = typer.Argument(..., help="Files or directories (searched for *.py)."),
+    paths: List[str] = typer.Argument(
+        ..., metavar="PATH", help="Files or directories (searched for *.py); `-` reads the source from stdin."
+    ),
     output_format: str = typer.Option(
         "text",
         "--format",
-        help="text (path:line:col: CODE message, then the fix safety), json, or sarif (SARIF 2.1.0).",
+        metavar="FORMAT",
+        help="text (path:line:col: CODE message [fix: ...]), json, sarif (SARIF 2.1.0) "
+        "or github (GitHub Actions annotations); any case.",
     ),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the report to this file, not stdout."),
+    output: Optional[str] = typer.Option(
+        None, "-o", "--output", metavar="FILE", help="Write the report to this file, not stdout."
+    ),
     statistics: bool = typer.Option(
         False, "--statistics", help="Print how many findings each rule has instead of the findings (text or json)."
     ),
@@ -58,34 +86,44 @@ def scan(
         False, "--exit-zero", help="Exit 0 even when there are findings (errors still exit 2)."
     ),
     select: Optional[str] = typer.Option(
-        None, "--select", help="Only these rule codes (comma-separated, prefixes allowed)."
+        None, "--select", metavar="CODES", help="Only these rule codes (comma-separated, prefixes allowed)."
     ),
-    ignore: Optional[str] = typer.Option(None, "--ignore", help="Skip these rule codes."),
+    ignore: Optional[str] = typer.Option(None, "--ignore", metavar="CODES", help="Skip these rule codes."),
     exclude: Optional[List[str]] = typer.Option(
-        None, "--exclude", help="Glob (gitignore syntax) of paths to skip; repeatable."
+        None, "--exclude", metavar="GLOB", help="Glob (gitignore syntax) of paths to skip; repeatable."
     ),
     force_exclude: bool = typer.Option(False, "--force-exclude", help=FORCE_EXCLUDE_HELP),
-    jobs: int = typer.Option(0, "-j", "--jobs", help="Parallel worker processes (0 = one per CPU)."),
+    stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", metavar="PATH", help=STDIN_FILENAME_HELP),
+    jobs: int = typer.Option(0, "-j", "--jobs", metavar="N", help="Parallel worker processes (0 = one per CPU)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print errors only, no summary."),
-    config: Optional[str] = typer.Option(None, "--config", help="pyproject.toml to read instead of the nearest one."),
-    trace: Optional[str] = typer.Option(None, "--trace", help=TRACE_HELP),
+    config: Optional[str] = typer.Option(
+        None, "--config", metavar="FILE", help="pyproject.toml to read instead of the nearest one."
+    ),
+    trace: Optional[str] = typer.Option(None, "--trace", metavar="DIR", help=TRACE_HELP),
     all_logs: bool = typer.Option(False, "--all-logs", help=ALL_LOGS_HELP),
-    log: Optional[str] = typer.Option(None, "--log", help=LOG_HELP),
+    log: Optional[str] = typer.Option(None, "--log", metavar="FILE", help=LOG_HELP),
 ) -> None:
-    """Report graph breaks that make Dynamo skip whole functions; change nothing."""
+    """Report what `apply` would fix, like a linter; change nothing.
+
+    Each finding is a site that makes Dynamo skip a whole function.
+    """
     start = time.perf_counter()
-    if output_format not in FORMATS:
-        err(f"gbfix: error: --format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+    output_format = choose_format(output_format, FORMATS)
+    if statistics and output_format not in ("text", "json"):
+        err(f"gbfix: error: --statistics prints text or json, not {output_format}")
         raise typer.Exit(EXIT_ERROR)
-    if statistics and output_format == "sarif":
-        err("gbfix: error: --statistics prints text or json, not sarif")
-        raise typer.Exit(EXIT_ERROR)
-    settings = resolve_settings(paths, select, ignore, exclude, report_only=True, config=config)
+    name = stdin_name(paths, stdin_filename)
+    where = [name if name != STDIN else "."] if name else paths
+    settings = resolve_settings(where, select, ignore, exclude, report_only=True, config=config)
     totals = Totals()
     report = ScanReport()
-    files = collect(paths, settings, totals, force_exclude)
+    if name is None:
+        files = collect(paths, settings, totals, force_exclude)
+    else:
+        data, files = read_stdin(), stdin_files(name, settings, force_exclude)
     settings = with_recorded_breaks(settings, files, trace, all_logs, log, quiet)
-    for result in run_batch(files, settings, jobs):
+    results = run_batch(files, settings, jobs) if name is None else stdin_results(files, data, settings)
+    for result in results:
         totals.add(result)
         report.add(result, unused_ignores=report_unused_ignores)
     for error in report.errors:
@@ -96,11 +134,7 @@ def scan(
         _write(render(report, output_format), output)
     found = len(report.diagnostics)
     if not quiet:
-        seconds = time.perf_counter() - start
-        err(
-            f"gbfix: {totals.scanned} files scanned ({totals.screened_out} screened out, "
-            f"{totals.parsed} parsed), {found} findings, {totals.errors} errors in {seconds:.2f}s"
-        )
+        err(summary(totals, time.perf_counter() - start, plural(found, "finding")))
     if totals.errors:
         raise typer.Exit(EXIT_ERROR)
     if found and not exit_zero:

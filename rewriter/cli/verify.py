@@ -52,26 +52,38 @@ def print_report(report: VerifyReport, as_json: bool) -> None:
 
 
 def verify(
-    file: str = typer.Argument(..., help="The rewritten file (the 'after' side)."),
+    file: str = typer.Argument(..., metavar="FILE", help="The rewritten file (the 'after' side)."),
     entry: str = typer.Option(
-        ..., "--entry", help="MODULE:ATTR to call: a function, an nn.Module instance, or an nn.Module class."
+        ...,
+        "--entry",
+        metavar="MODULE:ATTR",
+        help="MODULE:ATTR to call: a function, an nn.Module instance, or an nn.Module class.",
     ),
-    inputs: str = typer.Option(..., "--inputs", help="MODULE:FN returning the tuple of arguments (may take `device`)."),
+    inputs: str = typer.Option(
+        ..., "--inputs", metavar="MODULE:FN", help="MODULE:FN returning the tuple of arguments (may take `device`)."
+    ),
     before: Optional[str] = typer.Option(
-        None, "--before", help="The original: a file or a git revision (default: the file at git HEAD)."
+        None,
+        "--before",
+        metavar="FILE|REV",
+        help="The original: a file or a git revision (default: the file at git HEAD).",
     ),
-    device: str = typer.Option("auto", "--device", help="auto (CUDA when available), cpu or cuda."),
-    backend: str = typer.Option("eager", "--backend", help="eager, aot_eager or inductor."),
+    device: str = typer.Option("auto", "--device", metavar="DEVICE", help="auto (CUDA when available), cpu or cuda."),
+    backend: str = typer.Option("eager", "--backend", metavar="BACKEND", help="eager, aot_eager or inductor."),
     rtol: Optional[float] = typer.Option(
-        None, "--rtol", help="Relative tolerance for outputs (default: exact, or dtype-based for inductor)."
+        None,
+        "--rtol",
+        metavar="FLOAT",
+        help="Relative tolerance for outputs (default: exact, or dtype-based for inductor).",
     ),
-    atol: Optional[float] = typer.Option(None, "--atol", help="Absolute tolerance for outputs."),
+    atol: Optional[float] = typer.Option(None, "--atol", metavar="FLOAT", help="Absolute tolerance for outputs."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
-    timeout: float = typer.Option(600.0, "--timeout", help="Seconds both sides may take together."),
+    timeout: float = typer.Option(600.0, "--timeout", metavar="SECONDS", help="Seconds both sides may take together."),
 ) -> None:
-    """Prove a rewrite: fewer skipped frames, no fewer ops captured, the same outputs.
+    """Prove a rewrite by compiling the code before and after it.
 
-    Exit 0 when it holds, 1 when outputs differ or the rewrite is worse, 2 on errors.
+    It holds when fewer frames are skipped, no fewer ops are captured and the
+    outputs are the same. Exit 0 when it holds, 1 when outputs differ or the rewrite is worse, 2 on errors.
     """
     try:
         report = verify_file(

@@ -17,7 +17,7 @@ import libcst as cst
 
 from codemods.rules.registry import REGISTRY
 from rewriter.engine.config import Settings
-from rewriter.engine.fileio import SourceError, encode_source, read_source
+from rewriter.engine.fileio import SourceError, decode_source, encode_source, read_source
 from rewriter.engine.pipeline import Outcome, SelfCheckError, transform_source
 from rewriter.engine.results import Changed, Failed, FileResult, Unchanged
 from rewriter.engine.suppressions import Suppression, suppression_comments
@@ -26,8 +26,12 @@ from rewriter.engine.suppressions import Suppression, suppression_comments
 _POOL_THRESHOLD = 8
 
 
-def process_file(path: str, settings: Settings) -> FileResult:
+def process_file(path: str, settings: Settings, data: Optional[bytes] = None) -> FileResult:
     """One file, start to end. Never raises.
+
+    ``data`` is the file's bytes when they do not come from ``path`` (source
+    read from stdin): ``path`` still names it in messages and decides which
+    settings apply.
 
     The cyclic garbage collector is paused while the file is processed: the
     trees of one file are up to millions of objects that live until the file
@@ -39,16 +43,16 @@ def process_file(path: str, settings: Settings) -> FileResult:
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _process_file(path, settings)
+        return _process_file(path, settings, data)
     finally:
         if paused:
             gc.enable()
             gc.collect(1)
 
 
-def _process_file(path: str, settings: Settings) -> FileResult:
+def _process_file(path: str, settings: Settings, data: Optional[bytes] = None) -> FileResult:
     try:
-        source = read_source(path)
+        source = read_source(path) if data is None else decode_source(data)
     except SourceError as exc:
         return Failed(path, str(exc))
     try:

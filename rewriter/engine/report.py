@@ -1,4 +1,4 @@
-"""What `gbfix scan` prints: findings as text, JSON or SARIF, and statistics.
+"""What `gbfix scan` prints: findings as text, JSON, SARIF or GitHub annotations, and statistics.
 
 The batch runner's per-file records are turned into one flat, sorted list of
 :class:`Diagnostic` rows plus the files that could not be processed; each
@@ -10,6 +10,10 @@ SARIF output follows SARIF 2.1.0 as GitHub code scanning reads it: one run,
 the tool's rules with short and full descriptions and help, and one result
 per finding with a rule id, a message and a physical location relative to
 ``%SRCROOT%`` (the working directory).
+
+The ``github`` format is GitHub Actions workflow commands, one line per
+finding (``::warning file=...,line=...,col=...,title=GBF001::message``), which
+a workflow step turns into annotations on the changed lines of a pull request.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ UNUSED_IGNORE_SUMMARY = "a `# gbfix: ignore` comment that suppresses nothing"
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-FORMATS = ("text", "json", "sarif")
+FORMATS = ("text", "json", "sarif", "github")
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,17 @@ class Diagnostic:
         return f"{self.path}:{self.line}:{self.col}: {self.code} {message} [fix: {self.fix}]"
 
 
+def error_line(path: str, line: int, message: str) -> str:
+    """``path[:line]: error: message``: one spelling for every command's file errors."""
+    where = f"{path}:{line}" if line else path
+    return f"{where}: error: {message}"
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 file``, ``2 files``: a count with its noun in the right number."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 @dataclass(frozen=True)
 class FileError:
     path: str
@@ -64,8 +79,7 @@ class FileError:
     message: str
 
     def text(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: error: {self.message}"
+        return error_line(self.path, self.line, self.message)
 
 
 @dataclass
@@ -302,9 +316,41 @@ def render_sarif(report: ScanReport, cwd: str = ".") -> str:
     return json.dumps(log, indent=2) + "\n"
 
 
+def _escape_data(text: str) -> str:
+    """A workflow command's message: ``%`` and line breaks would end or corrupt it."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    """A workflow command's property value: also ``:`` and ``,``, which separate properties."""
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def workflow_command(level: str, message: str, **properties: object) -> str:
+    """``::level key=value,...::message``; properties that are 0 or empty are left out."""
+    pairs = ",".join(f"{key}={_escape_property(str(value))}" for key, value in properties.items() if value)
+    return f"::{level} {pairs}::{_escape_data(message)}\n"
+
+
+def render_github(report: ScanReport) -> str:
+    """GitHub workflow annotations: findings as warnings (unused ignores as notices), file errors as errors."""
+    out = []
+    for d in report.sorted():
+        level = "warning" if d.code in REGISTRY else "notice"
+        message = f"{d.message}; {d.note}" if d.note else d.message
+        out.append(
+            workflow_command(level, f"{message} [fix: {d.fix}]", file=d.path, line=d.line, col=d.col, title=d.code)
+        )
+    for e in report.errors:
+        out.append(workflow_command("error", e.message, file=e.path, line=e.line, title="gbfix"))
+    return "".join(out)
+
+
 def render(report: ScanReport, fmt: str, cwd: str = ".") -> str:
     if fmt == "json":
         return render_json(report)
     if fmt == "sarif":
         return render_sarif(report, cwd)
+    if fmt == "github":
+        return render_github(report)
     return render_text(report)

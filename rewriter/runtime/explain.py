@@ -35,6 +35,7 @@ from codemods.rules.registry import REGISTRY
 from rewriter.engine.config import ConfigError, Settings, load_settings
 from rewriter.engine.diffs import display_path
 from rewriter.engine.fileio import SourceError, read_source
+from rewriter.engine.report import plural
 from rewriter.engine.suppressions import parse_suppressions
 from rewriter.runtime.measure import CompileStats
 from rewriter.runtime.recorded import is_third_party, statement_starts
@@ -444,8 +445,8 @@ def render(explanation: Explanation) -> str:
         frames = skipped_frames(e)
         skipped = f" ({', '.join(frames)})" if frames else ""
         lines.append(
-            f"  {s.frames_total} frames seen by Dynamo, {s.graphs} graphs compiled, "
-            f"{s.frames_skipped} frames skipped{skipped}, {len(e.items)} graph breaks"
+            f"  {plural(s.frames_total, 'frame')} seen by Dynamo, {plural(s.graphs, 'graph')} compiled, "
+            f"{plural(s.frames_skipped, 'frame')} skipped{skipped}, {plural(len(e.items), 'graph break')}"
         )
         lines.append(f"  graph coverage {s.describe_coverage()}")
     if e.compile_error:

@@ -35,6 +35,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, Sequence
 
+from rewriter.engine.report import plural
 from rewriter.runtime.trace import (
     Frame,
     RecordedBreak,
@@ -301,6 +302,6 @@ def describe_unmatched(site: RecordedBreak, why: str) -> str:
 def describe_placements(placements: Placements, sites: int) -> str:
     files = len({p.path for p in placements.placed})
     return (
-        f"gbfix: recorded run: {sites} graph breaks, {len(placements.placed)} placed in {files} "
-        f"scanned file{'s' if files != 1 else ''}, {len(placements.unmatched)} not placed"
+        f"gbfix: recorded run: {plural(sites, 'graph break')}, {len(placements.placed)} placed in "
+        f"{plural(files, 'scanned file')}, {len(placements.unmatched)} not placed"
     )
