@@ -299,3 +299,96 @@ def test_a_recorded_break_in_an_installed_package_is_evidence_for_gbf007(tmp_pat
     guided = gbfix("apply", "src", "--trace", trace_dir, "--dry-run", cwd=str(tmp_path))
     assert guided.returncode == 1, guided.stderr
     assert "+audit = torch._dynamo.error_on_graph_break(False)(audit)" in guided.stdout
+
+
+CALLER = """import torch
+from block import Block
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        x = x * 2
+        for block in self.blocks:
+            x = block(x) + 1
+        return x.relu()
+"""
+CALLEE = """import torch
+
+
+def audit(x):
+    print(x.sum())
+    return x
+"""
+
+
+def test_a_break_deep_in_a_callee_is_placed_at_every_scanned_frame_of_its_stack(tmp_path):
+    """Dynamo skips the caller whose loop inlined the breaking callee: its loop gets the fact too."""
+    # the run used the installed package; the scanned tree is a copy of it
+    (tmp_path / "proj").mkdir()
+    model, block = tmp_path / "proj" / "model.py", tmp_path / "proj" / "block.py"
+    model.write_text(CALLER)
+    block.write_text(CALLEE)
+    stack = (
+        Frame("/train.py", 30, "main"),  # the training loop that called the compiled code
+        Frame("/site-packages/proj/model.py", 9, "forward"),
+        Frame("/site-packages/proj/block.py", 5, "audit"),
+    )
+    site = RecordedBreak(
+        "/site-packages/proj/block.py",
+        5,
+        "audit",
+        "builtin print",
+        skipped=True,
+        frame="forward",
+        user_stack=stack,
+        compiled_index=1,
+    )
+    placed = place_sites([site], [str(model), str(block), str(tmp_path / "train.py")])
+    assert placed.recorded_breaks() == {str(model): frozenset({9}), str(block): frozenset({5})}
+    # the caller's loop, which holds the call that leads to the break, is fixed
+    outcome = transform_source(CALLER, str(model), Settings(recorded_breaks=placed.recorded_breaks()))
+    assert [(f.code, f.line, f.applied) for f in outcome.findings] == [("GBF002", 8, True)]
+    assert outcome.new_text is not None and "_gbfix_block_step_" in outcome.new_text
+
+
+RECORDED_MODEL = """import torch
+
+
+def step(x):
+    x = x * 2
+    for i in range(3):
+        if x.sum() > 0:
+            x = x - 1
+    return x.relu()
+"""
+RECORDED_SCRIPT = """import sys
+
+import torch
+
+import model
+
+out = torch.compile(model.step, backend="eager")(torch.ones(4))
+print("ran", out.shape)
+sys.exit(4)
+"""
+
+
+@pytest.mark.cli
+@pytest.mark.torch_run
+def test_record_runs_the_program_and_apply_fixes_what_it_recorded(tmp_path):
+    (tmp_path / "model.py").write_text(RECORDED_MODEL)
+    (tmp_path / "run.py").write_text(RECORDED_SCRIPT)
+    recorded = gbfix("record", "-o", "trace", "--", sys.executable, "run.py", cwd=str(tmp_path))
+    # the program's own output and exit code pass through
+    assert recorded.returncode == 4 and "ran torch.Size([4])" in recorded.stdout, recorded.stderr
+    assert "next: gbfix apply PATH --trace trace --dry-run" in recorded.stderr
+    assert os.listdir(tmp_path / "trace")
+    # the data-dependent `if` is invisible to the static catalogue; the recorded run shows it
+    assert gbfix("apply", "model.py", "--dry-run", cwd=str(tmp_path)).stdout == ""
+    fixed = gbfix("apply", "model.py", "--trace", "trace", "--dry-run", cwd=str(tmp_path))
+    assert fixed.returncode == 1 and "+    def _gbfix_inner_1(i):" in fixed.stdout, fixed.stderr
+
+
+def test_record_says_when_the_program_cannot_run(tmp_path):
+    result = gbfix("record", "-o", "trace", "--", "no-such-program-here", cwd=str(tmp_path))
+    assert result.returncode == 2 and "cannot run no-such-program-here" in result.stderr

@@ -13,12 +13,15 @@ Where the fact goes:
   Frames in ``site-packages`` / ``dist-packages`` match only a scanned file
   that has the whole path below that directory (a checkout of the package).
 * With nested graph breaks off (the default), a break inside a called
-  function takes effect at the call site in the frame Dynamo compiled. So
-  the fact goes to the first frame of the stack, from the compiled one
-  inward, that is in a scanned file: a break inside a library is placed at
-  the project's call into it. Frames that only called the compiled code
-  (a training loop) are not touched. When a text log does not say which
-  frame was compiled, the innermost frame in a scanned file is taken.
+  function takes effect at the call site in the frame Dynamo compiled,
+  and again in each frame it later compiles on the way in. So the fact
+  goes to every frame of the stack, from the compiled one inward, that is
+  in a scanned file, at the line that leads to the break there: the loop,
+  ``with`` or ``try`` of whichever frame Dynamo skips then holds it, and a
+  break inside a library is placed at the project's calls into it. Frames
+  that only called the compiled code (a training loop) are not touched.
+  When a text log does not say which frame was compiled, only the
+  innermost frame in a scanned file is taken.
 * The line is moved to the start of its statement (Dynamo reports the line
   of the call, which may be a continuation line), or to the ``if``/``while``
   whose condition it is in.
@@ -139,11 +142,10 @@ def place_sites(
     index = SuffixIndex(files)
     result = Placements()
     for site in sites:
-        frame, path, why = _anchor(site, index)
-        if path is None or frame is None:
+        anchors, why = _anchors(site, index)
+        if not anchors:
             result.unmatched.append((site, why))
-            continue
-        result.placed.append(Placement(site, path, frame.line, frame))
+        result.placed.extend(Placement(site, path, frame.line, frame) for frame, path in anchors)
     by_path: dict[str, list[int]] = defaultdict(list)
     for p in result.placed:
         by_path[p.path].append(p.line)
@@ -153,21 +155,28 @@ def place_sites(
     return result
 
 
-def _anchor(site: RecordedBreak, index: SuffixIndex) -> tuple[Optional[Frame], Optional[str], str]:
+def _anchors(site: RecordedBreak, index: SuffixIndex) -> tuple[list[tuple[Frame, str]], str]:
+    """(frame, scanned file) of every frame the break is placed at; or none, and why not."""
     frames = site.traced_stack or (Frame(site.file, site.line, site.function),)
-    order = list(frames) if site.compiled_index is not None else list(reversed(frames))
+    known_boundary = site.compiled_index is not None
+    order = list(frames) if known_boundary else list(reversed(frames))
+    found: list[tuple[Frame, str]] = []
     first_why = ""
     for frame in order:
         if frame.line <= 0:
             continue
         path, why = index.match(frame.file)
         if path is not None:
-            return frame, path, ""
-        if frame.file == site.file and not first_why:
+            found.append((frame, path))
+            if not known_boundary:
+                break  # the innermost one only: outer frames may be a caller of the compiled code
+        elif frame.file == site.file and not first_why:
             first_why = why
+    if found:
+        return found, ""
     if len(frames) > 1:
-        return None, None, "no frame of its stack is in a scanned file"
-    return None, None, first_why or "not in a scanned file"
+        return [], "no frame of its stack is in a scanned file"
+    return [], first_why or "not in a scanned file"
 
 
 def _read_text(path: str) -> Optional[str]:
