@@ -195,7 +195,7 @@ def test_help_lists_commands_in_the_order_a_user_meets_them():
     result = gbfix("--help", cwd=ROOT)
     commands = result.stdout.split("Commands:", 1)[1]
     names = [line.split()[0] for line in commands.strip().splitlines()]
-    assert names == ["apply", "scan", "verify", "explain", "rules", "config"]
+    assert names == ["apply", "scan", "verify", "explain", "record", "rules", "config"]
     assert result.stdout.startswith("Usage: gbfix [OPTIONS] COMMAND [ARGS]...\n")
     assert "--version" in result.stdout
     assert "..." not in commands, "a command's summary is cut short"
