@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Iterator, Optional, Sequence
 
@@ -18,7 +19,8 @@ import libcst as cst
 from codemods.rules.registry import REGISTRY
 from rewriter.engine.config import Settings
 from rewriter.engine.fileio import SourceError, encode_source, read_source
-from rewriter.engine.pipeline import Outcome, SelfCheckError, transform_source
+from rewriter.engine.nesting import on_deep_stack
+from rewriter.engine.pipeline import Outcome, PythonRejects, SelfCheckError, transform_source
 from rewriter.engine.results import Changed, Failed, FileResult, Unchanged
 from rewriter.engine.suppressions import Suppression, suppression_comments
 
@@ -29,9 +31,11 @@ _POOL_THRESHOLD = 8
 def process_file(path: str, settings: Settings) -> FileResult:
     """One file, start to end. Never raises.
 
-    The cyclic garbage collector is paused while the file is processed: the
-    trees of one file are up to millions of objects that live until the file
-    is done, and a collector that walks them again and again as they grow
+    It runs on a thread with a deep stack (:mod:`rewriter.engine.nesting`),
+    so deeply nested valid code is rewritten rather than refused. The cyclic
+    garbage collector is paused while the file is processed: the trees of
+    one file are up to millions of objects that live until the file is
+    done, and a collector that walks them again and again as they grow
     only costs time. The analysis makes no reference cycles of its own
     (tests/test_batch.py), so the trees go when the file is done; what else
     is left in cycles is collected then.
@@ -39,7 +43,7 @@ def process_file(path: str, settings: Settings) -> FileResult:
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _process_file(path, settings)
+        return on_deep_stack(_process_file, path, settings)
     finally:
         if paused:
             gc.enable()
@@ -53,12 +57,14 @@ def _process_file(path: str, settings: Settings) -> FileResult:
         return Failed(path, str(exc))
     try:
         outcome = transform_source(source.text, os.path.abspath(path), settings)
+    except PythonRejects as exc:
+        return _rejected_by_python(path, exc.error)
     except cst.ParserSyntaxError as exc:
         return _syntax_failure(path, source.text, exc)
     except SelfCheckError as exc:
         return _python_rejects(path, source.text) or Failed(path, str(exc))
-    except RecursionError:
-        return Failed(path, "too deeply nested to parse")
+    except (RecursionError, MemoryError):
+        return Failed(path, TOO_DEEP)
     except Exception as exc:  # a bug in a rule must not end the batch
         return Failed(path, f"internal error ({type(exc).__name__}: {exc}); please report it")
     unused = _unused_ignores(source.text, outcome, settings)
@@ -89,6 +95,26 @@ def _unused_ignores(text: str, outcome: Outcome, settings: Settings) -> tuple[Su
     return tuple(
         c for c in comments if c.line in unused and (not c.codes or c.codes & active or c.codes - set(REGISTRY))
     )
+
+
+#: the error of a file nested too deeply for Python's parser or for the rules' walks
+TOO_DEEP = "too deeply nested to parse"
+#: the Python that judged a file's syntax, named in syntax errors
+_THIS_PYTHON = f"Python {sys.version_info.major}.{sys.version_info.minor}"
+
+
+def _rejected_by_python(path: str, error: Exception) -> Failed:
+    """The line for a file Python's own parser refuses (see :class:`PythonRejects`).
+
+    The syntax error names the Python that judged it: code written for a
+    newer one (PEP 701 f-strings on 3.11) is not processable here, and
+    ``scan`` and ``apply`` say so alike.
+    """
+    if isinstance(error, SyntaxError):
+        return Failed(path, f"syntax error: {error.msg} ({_THIS_PYTHON} cannot parse the file)", error.lineno or 0)
+    if isinstance(error, (RecursionError, MemoryError)):
+        return Failed(path, TOO_DEEP)
+    return Failed(path, f"cannot compile: {error}")
 
 
 def _python_rejects(path: str, text: str) -> Optional[Failed]:

@@ -1,0 +1,152 @@
+"""Hostile input through the real command line: no lost edit, no crash without a line, patches that apply.
+
+Each case runs ``python -m rewriter`` on real files in a temporary directory
+and asserts the one line that names the problem, the exit code, and that
+nothing is lost: a file that is not rewritten keeps its exact bytes, and a
+patch from ``--dry-run`` applies with ``git apply`` to exactly what
+``apply`` writes. Where a case needs something to happen while gbfix
+works (an edit, a kill), a small driver installs a hook in the real
+command before it starts, so the timing never depends on the machine.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.test_bad_input import GOOD, lines_naming, run_f
+
+#: code around ``python -m rewriter``: installs ``HOOK`` (which may use os, sys, time, batch) and runs the CLI
+DRIVER = """
+import os, sys, time
+import rewriter.engine.batch as batch
+{hook}
+from rewriter.cli import main
+sys.argv[0] = "gbfix"
+main()
+"""
+
+
+def gbfix(*args: str, cwd, hook: str = "", timeout: float = 180) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-c", DRIVER.format(hook=hook)] if hook else [sys.executable, "-m", "rewriter"]
+    return subprocess.run([*command, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def assert_one_error(result: subprocess.CompletedProcess, name: str, reason: str, line: int = 0) -> None:
+    """Exactly one line names the file: ``[./]name[:line]: error: <reason>`` (scan and apply may spell it apart)."""
+    named = lines_naming(result.stderr, name)
+    assert len(named) == 1, result.stderr
+    where = r"(\./)?" + re.escape(name) + (f":{line}" if line else r"(:\d+)?")
+    assert re.fullmatch(rf"{where}: error: .*{reason}.*", named[0]), named[0]
+    no_traceback(result)
+
+
+def no_traceback(result: subprocess.CompletedProcess) -> None:
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.gbfix]\ntorch_only = false\n")
+    (tmp_path / "good.py").write_text(GOOD)
+    return tmp_path
+
+
+def good_was_rewritten(project) -> bool:
+    return "_gbfix_inner_1" in (project / "good.py").read_text()
+
+
+# -- 2. a file too deep for the parser is refused before parsing, with a line --------
+
+
+def _deep(expression: str) -> str:
+    return (
+        f"import torch\n\ndef f(x):\n    for i in range(2):\n        y = {expression}\n        print(i)\n    return x\n"
+    )
+
+
+DEEP = {
+    # Python's tokenizer allows 200 levels of brackets; libcst's parser crashed the process here.
+    "brackets.py": (_deep("(" * 5000 + "1" + ")" * 5000), "syntax error: too many nested parentheses", 5),
+    # No bracket at all: only a real parser sees how deep this is.
+    "lambdas.py": (_deep("lambda: " * 8000 + "1"), "too deeply nested to parse", 0),
+}
+
+
+@pytest.mark.parametrize("command", ["apply", "scan"])
+def test_a_file_too_deep_to_parse_gets_one_line_and_the_batch_goes_on(project, command):
+    for name, (text, _, _) in DEEP.items():
+        (project / name).write_text(text)
+    args = ("apply", ".") if command == "apply" else ("scan", ".")
+    result = gbfix(*args, cwd=project)  # three files: no pool, each in this process
+    assert result.returncode == 2, result.stderr
+    for name, (text, reason, line) in DEEP.items():
+        assert_one_error(result, name, reason, line)
+        assert (project / name).read_text() == text
+    assert "3 files scanned" in result.stderr and "2 errors" in result.stderr
+    if command == "apply":
+        assert good_was_rewritten(project)
+
+
+# -- 5. deep but valid code is rewritten, or refused as too deep ------------------------
+
+
+def _nested_ifs(depth: int) -> str:
+    lines = ["import torch", "", "def f(x):"]
+    lines += ["    " + " " * k + "if x is not None:" for k in range(depth)]
+    pad = "    " + " " * depth
+    lines += [pad + "for i in range(2):", pad + "    x = x + 1", pad + "    print(i)", "    return x", ""]
+    return "\n".join(lines)
+
+
+DEEP_AND_VALID = {
+    "ifs_86.py": _nested_ifs(86),
+    "ifs_95.py": _nested_ifs(95),
+    "sum_500.py": _deep("+".join(["x"] * 500)),
+    "sum_1000.py": _deep("+".join(["x"] * 1000)),
+    "lists_150.py": _deep("[" * 150 + "1" + "]" * 150),
+    "lists_199.py": _deep("[" * 199 + "1" + "]" * 199),
+}
+
+
+def test_deep_but_valid_code_is_rewritten(project):
+    for name, text in DEEP_AND_VALID.items():
+        (project / name).write_text(text)
+    result = gbfix("apply", ".", cwd=project)
+    no_traceback(result)
+    assert result.returncode == 0, result.stderr
+    for name, text in DEEP_AND_VALID.items():
+        new = (project / name).read_text()
+        assert "_gbfix_inner_1(1)" in new, name
+        assert run_f(new.encode(), 1) == run_f(text.encode(), 1), name
+
+
+def test_code_deeper_than_python_parses_is_refused_as_too_deep(project):
+    text = _deep("+".join(["x"] * 5000))
+    (project / "sum_5000.py").write_text(text)
+    for command in ("scan", "apply"):
+        result = gbfix(command, ".", cwd=project)
+        assert_one_error(result, "sum_5000.py", "too deeply nested to parse")
+        assert result.returncode == 2
+    assert (project / "sum_5000.py").read_text() == text
+
+
+# -- 7. silent misses and inconsistencies ---------------------------------------------
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="PEP 701 f-strings compile here")
+def test_code_for_a_newer_python_is_an_error_in_scan_as_in_apply(project):
+    text = GOOD.replace("print(i)", 'print(f"{\'a\' + "b"} {i}")')
+    (project / "newer.py").write_text(text)
+    lines = []
+    for command in ("scan", "apply"):
+        result = gbfix(command, ".", cwd=project)
+        assert result.returncode == 2, (command, result.stderr)
+        assert_one_error(result, "newer.py", "syntax error: .*Python 3.11 cannot parse the file", line=6)
+        assert "GBF" not in result.stdout or "newer.py" not in result.stdout
+        lines.append([line.removeprefix("./") for line in lines_naming(result.stderr, "newer.py")])
+    assert lines[0] == lines[1]
+    assert (project / "newer.py").read_text() == text
