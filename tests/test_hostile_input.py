@@ -11,6 +11,7 @@ command before it starts, so the timing never depends on the machine.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -57,6 +58,46 @@ def project(tmp_path):
 
 def good_was_rewritten(project) -> bool:
     return "_gbfix_inner_1" in (project / "good.py").read_text()
+
+
+# -- 1. an edit made while gbfix works on the file is never lost ----------------------
+
+#: after the file's rewrite is ready, and before it is written, someone edits the file
+EDIT_WHILE_WORKING = """
+real = batch.transform_source
+def transform_then_edit(text, path, settings):
+    outcome = real(text, path, settings)
+    if os.path.basename(path) == "edited.py":
+{edit}
+    return outcome
+batch.transform_source = transform_then_edit
+"""
+APPEND = '        with open(path, "a") as handle:\n            handle.write("EDITED = 1\\n")'
+# Same size, same modification time: only the content hash can tell.
+SAME_SIZE_SAME_TIME = (
+    "        st = os.stat(path)\n"
+    '        with open(path, "rb") as handle:\n'
+    "            data = handle.read()\n"
+    '        with open(path, "wb") as handle:\n'
+    '            handle.write(data.replace(b"x + 1", b"x + 2"))\n'
+    "        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))"
+)
+
+
+@pytest.mark.parametrize("edit", [APPEND, SAME_SIZE_SAME_TIME], ids=["append", "same_size_and_time"])
+def test_a_file_edited_while_gbfix_works_on_it_keeps_the_edit(project, edit):
+    path = project / "edited.py"
+    path.write_text(GOOD)
+    os.chmod(path, 0o640)
+    result = gbfix("apply", "edited.py", "good.py", cwd=project, hook=EDIT_WHILE_WORKING.format(edit=edit))
+    assert_one_error(result, "edited.py", "changed while gbfix was working on it")
+    assert result.returncode == 2
+    edited = path.read_text()
+    assert "_gbfix_inner_1" not in edited
+    assert edited == (GOOD + "EDITED = 1\n" if edit == APPEND else GOOD.replace("x + 1", "x + 2"))
+    assert oct(os.stat(path).st_mode & 0o777) == oct(0o640)
+    assert good_was_rewritten(project)
+    assert not [n for n in os.listdir(project) if n.startswith(".gbfix-")], "temporary file left behind"
 
 
 # -- 2. a file too deep for the parser is refused before parsing, with a line --------

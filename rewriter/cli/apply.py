@@ -20,7 +20,7 @@ from rewriter.cli.progress import Progress
 from rewriter.cli.verify import verify_before_write
 from rewriter.engine.batch import run_batch
 from rewriter.engine.diffs import display_path, unified_diff
-from rewriter.engine.fileio import atomic_write
+from rewriter.engine.fileio import FileChanged, atomic_write
 from rewriter.engine.results import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -101,7 +101,9 @@ def apply(
             result = verify_before_write(result, settings, entry, inputs, quiet)
         if isinstance(result, Changed) and write:
             try:
-                atomic_write(result.path, result.new)
+                atomic_write(result.path, result.new, expected=result.stamp)
+            except FileChanged as exc:
+                result = Failed(result.path, str(exc))
             except OSError as exc:
                 result = Failed(result.path, f"cannot write: {exc.strerror or exc}")
         totals.add(result)

@@ -77,7 +77,7 @@ def _process_file(path: str, settings: Settings) -> FileResult:
         new = encode_source(outcome.new_text, source.encoding)
     except UnicodeEncodeError as exc:
         return Failed(path, f"rewritten text cannot be encoded as {source.encoding}: {exc.reason}")
-    return Changed(path, source.data, new, source.encoding, outcome.findings, unused)
+    return Changed(path, source.data, new, source.encoding, outcome.findings, unused, stamp=source.stamp)
 
 
 def _unused_ignores(text: str, outcome: Outcome, settings: Settings) -> tuple[Suppression, ...]:
