@@ -15,10 +15,11 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 
 import pytest
 
-from tests.test_bad_input import GOOD, lines_naming, run_f
+from tests.test_bad_input import GOOD, lines_naming, read, run_f
 
 #: code around ``python -m rewriter``: installs ``HOOK`` (which may use os, sys, time, batch) and runs the CLI
 DRIVER = """
@@ -130,6 +131,72 @@ def test_a_file_too_deep_to_parse_gets_one_line_and_the_batch_goes_on(project, c
     assert "3 files scanned" in result.stderr and "2 errors" in result.stderr
     if command == "apply":
         assert good_was_rewritten(project)
+
+
+# -- 3. configuration and usage errors: one line, exit 2 -------------------------------
+
+
+def test_a_pyproject_that_is_not_utf8(project):
+    (project / "pyproject.toml").write_bytes(b"[tool.gbfix]\n# caf\xe9\ntorch_only = false\n")
+    for command in ("scan", "apply"):
+        result = gbfix(command, ".", cwd=project)
+        no_traceback(result)
+        assert result.returncode == 2
+        assert result.stderr.splitlines() == [
+            f"gbfix: error: {project / 'pyproject.toml'}: cannot read: not valid UTF-8 (byte 18)"
+        ]
+    assert read(project / "good.py") == GOOD.encode()
+
+
+def test_an_exclude_glob_that_is_not_a_pattern(project):
+    for command in ("scan", "apply"):
+        result = gbfix(command, "--exclude", "\\", ".", cwd=project)
+        no_traceback(result)
+        assert result.returncode == 2
+        assert result.stderr.splitlines() == ["gbfix: error: --exclude: '\\\\' is not a valid gitignore pattern"]
+    (project / "pyproject.toml").write_text('[tool.gbfix]\nexclude = ["!"]\n')
+    result = gbfix("scan", ".", cwd=project)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"gbfix: error: {project / 'pyproject.toml'}: [tool.gbfix] exclude: '!' is not a valid gitignore pattern"
+    ]
+    assert read(project / "good.py") == GOOD.encode()
+
+
+def test_a_gitignore_line_git_would_drop_is_dropped(project):
+    (project / "skipped.py").write_text(GOOD)
+    (project / ".gitignore").write_text("\\\nskipped.py\n")
+    result = gbfix("apply", ".", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "1 files scanned" in result.stderr
+    assert good_was_rewritten(project) and (project / "skipped.py").read_text() == GOOD
+
+
+def test_a_negative_job_count(project):
+    for i in range(8):  # enough files for a process pool
+        (project / f"m{i}.py").write_text(GOOD)
+    for command in ("scan", "apply"):
+        result = gbfix(command, "-j", "-1", ".", cwd=project)
+        no_traceback(result)
+        assert result.returncode == 2
+        assert result.stderr.splitlines() == ["gbfix: error: -j/--jobs must be 0 (one per CPU) or more, not -1"]
+    assert read(project / "good.py") == GOOD.encode()
+
+
+def test_exclude_globs_use_pathspec_without_its_deprecated_name(tmp_path):
+    from rewriter.engine.discovery import discover, gitignore_spec
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b.py").write_text("x = 1\n")
+    (tmp_path / ".gitignore").write_text("/b.py\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = discover([str(tmp_path)], ["**/a.py"], cwd=str(tmp_path))
+        spec = gitignore_spec(["build/", "*.pyc", "!keep.pyc", "/top.py"])
+    assert found.files == [] and not found.problems
+    # gitignore semantics as before: directories, negation, anchoring.
+    assert spec.match_file("build/x.py") and spec.match_file("a/b.pyc") and not spec.match_file("keep.pyc")
+    assert spec.match_file("top.py") and not spec.match_file("sub/top.py")
 
 
 # -- 5. deep but valid code is rewritten, or refused as too deep ------------------------

@@ -8,18 +8,18 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-import pathspec
 import typer
 
 from rewriter.engine.config import (
     ConfigError,
     Settings,
+    check_exclude,
     load_settings,
     parse_codes,
     with_overrides,
 )
 from rewriter.engine.diffs import display_path
-from rewriter.engine.discovery import discover
+from rewriter.engine.discovery import discover, gitignore_spec
 from rewriter.engine.results import EXIT_ERROR, Totals
 
 app = typer.Typer(
@@ -54,6 +54,7 @@ def resolve_settings(
 ) -> Settings:
     """Settings from the nearest pyproject.toml, then the flags. Exits 2 on errors."""
     try:
+        check_exclude(exclude or (), "--exclude")
         settings = load_settings(paths[0] if paths else ".", pyproject=config)
         settings = with_overrides(
             settings,
@@ -77,9 +78,17 @@ def collect(paths: List[str], settings: Settings, totals: Totals, force_exclude:
         totals.scanned += 1
         totals.errors += 1
     if force_exclude and settings.exclude:
-        spec = pathspec.PathSpec.from_lines("gitwildmatch", settings.exclude)
+        spec = gitignore_spec(settings.exclude)
         return [f for f in found.files if not spec.match_file(display_path(f))]
     return found.files
+
+
+def check_jobs(jobs: int) -> int:
+    """The ``-j`` callback: a negative count is a one-line usage error, not a traceback from the pool."""
+    if jobs < 0:
+        err(f"gbfix: error: -j/--jobs must be 0 (one per CPU) or more, not {jobs}")
+        raise typer.Exit(EXIT_ERROR)
+    return jobs
 
 
 FORCE_EXCLUDE_HELP = "Apply exclude globs to files named on the command line too (for pre-commit)."

@@ -10,6 +10,7 @@ import typer
 
 from rewriter.cli.app import (
     FORCE_EXCLUDE_HELP,
+    check_jobs,
     collect,
     err,
     resolve_settings,
@@ -66,7 +67,9 @@ def apply(
     exclude: Optional[List[str]] = typer.Option(
         None, "--exclude", help="Glob (gitignore syntax) of paths to skip; repeatable."
     ),
-    jobs: int = typer.Option(0, "-j", "--jobs", help="Parallel worker processes (0 = one per CPU)."),
+    jobs: int = typer.Option(
+        0, "-j", "--jobs", help="Parallel worker processes (0 = one per CPU).", callback=check_jobs
+    ),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print errors only: no notes, progress bar or summary."),
     config: Optional[str] = typer.Option(None, "--config", help="pyproject.toml to read instead of the nearest one."),
     force_exclude: bool = typer.Option(False, "--force-exclude", help=FORCE_EXCLUDE_HELP),

@@ -16,6 +16,7 @@ import typer
 
 from rewriter.cli.app import (
     FORCE_EXCLUDE_HELP,
+    check_jobs,
     collect,
     err,
     resolve_settings,
@@ -65,7 +66,9 @@ def scan(
         None, "--exclude", help="Glob (gitignore syntax) of paths to skip; repeatable."
     ),
     force_exclude: bool = typer.Option(False, "--force-exclude", help=FORCE_EXCLUDE_HELP),
-    jobs: int = typer.Option(0, "-j", "--jobs", help="Parallel worker processes (0 = one per CPU)."),
+    jobs: int = typer.Option(
+        0, "-j", "--jobs", help="Parallel worker processes (0 = one per CPU).", callback=check_jobs
+    ),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print errors only, no summary."),
     config: Optional[str] = typer.Option(None, "--config", help="pyproject.toml to read instead of the nearest one."),
     trace: Optional[str] = typer.Option(None, "--trace", help=TRACE_HELP),

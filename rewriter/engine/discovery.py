@@ -27,15 +27,55 @@ class Discovery:
     problems: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _spec(lines: Iterable[str]) -> pathspec.PathSpec:
-    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+class PatternError(ValueError):
+    """An exclude glob that is not a valid gitignore pattern; the message quotes it."""
+
+
+def _pattern_class() -> type:
+    """Git's own flavour of gitignore patterns, the one pathspec once called "gitwildmatch"."""
+    try:
+        from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+    except ImportError:  # pathspec < 1.0, where the name was not deprecated yet
+        from pathspec.patterns import GitWildMatchPattern
+
+        return GitWildMatchPattern
+    return GitIgnoreSpecPattern
+
+
+_PATTERN = _pattern_class()
+
+
+def gitignore_spec(lines: Iterable[str]) -> pathspec.PathSpec:
+    """Compiled gitignore patterns; PatternError names the first invalid one (``\\``, ``!``)."""
+    lines = list(lines)
+    try:
+        return pathspec.PathSpec.from_lines(_PATTERN, lines)
+    except ValueError:
+        bad = next((line for line in lines if not _valid(line)), "")
+        raise PatternError(f"{bad!r} is not a valid gitignore pattern") from None
+
+
+def _valid(line: str) -> bool:
+    try:
+        pathspec.PathSpec.from_lines(_PATTERN, [line])
+    except ValueError:
+        return False
+    return True
+
+
+def _lenient_spec(lines: list[str]) -> pathspec.PathSpec:
+    """Like :func:`gitignore_spec`, but an invalid pattern is dropped, as git drops it from a .gitignore."""
+    try:
+        return gitignore_spec(lines)
+    except PatternError:
+        return gitignore_spec(line for line in lines if _valid(line))
 
 
 def _gitignore(directory: str) -> Optional[pathspec.PathSpec]:
     path = os.path.join(directory, ".gitignore")
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            return _spec(handle)
+            return _lenient_spec(handle.readlines())
     except OSError:
         return None
 
@@ -51,7 +91,7 @@ def _inside(path: str, root: str) -> bool:
 
 def discover(paths: Iterable[str], exclude: Iterable[str] = (), cwd: str = ".") -> Discovery:
     found = Discovery()
-    excluded = _spec(exclude)
+    excluded = gitignore_spec(exclude)
     cwd = os.path.abspath(cwd)
     #: real path -> index in found.files: a file reached twice (through a
     #: symlink) is processed once, under its own name when that was seen
