@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import warnings
@@ -240,6 +241,56 @@ def test_code_deeper_than_python_parses_is_refused_as_too_deep(project):
         assert_one_error(result, "sum_5000.py", "too deeply nested to parse")
         assert result.returncode == 2
     assert (project / "sum_5000.py").read_text() == text
+
+
+# -- 6. --dry-run patches apply, byte for byte -----------------------------------------
+
+LINE_END_AND_ENCODING_CASES = {
+    "form_feed.py": ("\x0c" + GOOD.replace("x = x + 1", "x = x + 1  # a\x0cb")).encode(),
+    "separators.py": GOOD.replace("x = x + 1", "x = x + 1  # \x0b \x1c \x1d \x1e \x85 \u2028 end").encode(),
+    "cr_only.py": GOOD.replace("\n", "\r").encode(),
+    "cr_only_no_final_end.py": GOOD.replace("\n", "\r").rstrip("\r").encode(),
+    "crlf.py": GOOD.replace("\n", "\r\n").encode(),
+    "no_final_newline.py": GOOD.rstrip("\n").encode(),
+    "bom.py": b"\xef\xbb\xbf" + GOOD.encode(),
+    "latin1.py": ("# -*- coding: latin-1 -*-\n" + GOOD.replace("print(i)", "print('\xe9', i)")).encode("latin-1"),
+    "cp1252.py": ("# -*- coding: cp1252 -*-\n" + GOOD.replace("print(i)", "print('\u20ac', i)")).encode("cp1252"),
+}
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize("name", sorted(LINE_END_AND_ENCODING_CASES))
+def test_dry_run_patch_applies_to_exactly_what_apply_writes(tmp_path, name):
+    data = LINE_END_AND_ENCODING_CASES[name]
+    patched, written = tmp_path / "patched", tmp_path / "written"
+    for directory in (patched, written):
+        directory.mkdir()
+        (directory / "pyproject.toml").write_text("[tool.gbfix]\ntorch_only = false\n")
+        (directory / name).write_bytes(data)
+    dry = subprocess.run(
+        [sys.executable, "-m", "rewriter", "apply", "--dry-run", name], cwd=patched, capture_output=True, timeout=120
+    )
+    assert dry.returncode == 1, dry.stderr.decode()
+    assert read(patched / name) == data
+    check = subprocess.run(["git", "apply", "--check", "-"], cwd=patched, input=dry.stdout, capture_output=True)
+    assert check.returncode == 0, check.stderr.decode() + dry.stdout.decode("latin-1")
+    subprocess.run(["git", "apply", "-"], cwd=patched, input=dry.stdout, check=True, capture_output=True)
+    result = gbfix("apply", name, cwd=written)
+    assert result.returncode == 0, result.stderr
+    assert read(written / name) != data
+    assert read(patched / name) == read(written / name)
+    assert run_f(read(written / name)) == run_f(data)
+
+
+def test_a_file_with_old_mac_line_ends_keeps_its_last_one(project):
+    data = GOOD.replace("\n", "\r").encode()
+    (project / "mac.py").write_bytes(data)
+    result = gbfix("apply", "mac.py", cwd=project)
+    assert result.returncode == 0, result.stderr
+    new = read(project / "mac.py")
+    assert b"_gbfix_inner_1" in new and new.endswith(b"    return x\r") and b"\n" not in new
+    again = gbfix("apply", "mac.py", cwd=project)
+    assert again.returncode == 0 and read(project / "mac.py") == new
 
 
 # -- 7. silent misses and inconsistencies ---------------------------------------------

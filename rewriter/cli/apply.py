@@ -49,6 +49,18 @@ def _notes(result: FileResult, dry_run: bool) -> None:
             err(f"{name}:{f.line}:{f.col}: {f.code} {f.message}; {f.note}")
 
 
+def _write_patch(patch: bytes) -> None:
+    """A patch is bytes in each file's own encoding: they go to stdout unchanged."""
+    sys.stdout.flush()
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is None:  # a text-only stdout (an embedding tool's): the closest text
+        sys.stdout.write(patch.decode("utf-8", "replace"))
+        sys.stdout.flush()
+        return
+    stream.write(patch)
+    stream.flush()
+
+
 def apply(
     paths: List[str] = typer.Argument(..., help="Files or directories (searched for *.py)."),
     dry_run: bool = typer.Option(
@@ -116,10 +128,7 @@ def apply(
         if not quiet and not check:
             _notes(result, dry_run)
         if isinstance(result, Changed) and dry_run:
-            old = result.old.decode(result.encoding)
-            new = result.new.decode(result.encoding)
-            sys.stdout.write(unified_diff(old, new, result.path))
-            sys.stdout.flush()
+            _write_patch(unified_diff(result.old, result.new, result.path))
     if not quiet:
         err(summary(totals, time.perf_counter() - start, "changed" if write else "would change"))
     if totals.errors:

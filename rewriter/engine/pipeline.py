@@ -192,11 +192,24 @@ def _transform_view(
     unused = tuple(sorted(set(parse_suppressions(text)) - used))
     if not changed_by:
         return Outcome(None, tuple(findings), parsed=True, unused_suppressions=unused)
-    new_text = view.restore(new_module.code)
+    new_text = view.restore(_final_line_end(view.text, new_module.code))
     if new_text is None:
         return None
     _self_check(new_text, path, _recorded_moved(settings, path, text, new_text), changed_by, text)
     return Outcome(new_text, tuple(findings), parsed=True, unused_suppressions=unused)
+
+
+#: libcst prints a module that ends in a lone ``\r`` (a file with old Mac line ends) without it
+_DROPS_FINAL_CR = cst.parse_module("x\r").code == "x"
+
+
+def _final_line_end(parsed: str, printed: str) -> str:
+    """``printed`` (libcst's code for a tree parsed from ``parsed``) with the last line end it dropped."""
+    # libcst reads the module as having no trailing newline, so it prints the
+    # last line bare whatever a rule did before it: the one "\r" goes back on.
+    if _DROPS_FINAL_CR and parsed.endswith("\r"):
+        return printed + "\r"
+    return printed
 
 
 def _self_check(new_text: str, path: str, settings: Settings, changed_by: list[str], old_text: str) -> None:
