@@ -296,6 +296,30 @@ def test_a_file_with_old_mac_line_ends_keeps_its_last_one(project):
 # -- 7. silent misses and inconsistencies ---------------------------------------------
 
 
+def test_a_self_documenting_fstring_in_a_loop_is_unrolled(project):
+    text = GOOD.replace("print(i)", 'print(f"{i=} { i = }")')
+    (project / "eq.py").write_text(text)
+    scan = gbfix("scan", "eq.py", cwd=project)
+    assert scan.returncode == 1, scan.stderr
+    assert scan.stdout.startswith("eq.py:4:5: GBF001 ") and scan.stdout.rstrip().endswith("[fix: safe]")
+    result = gbfix("apply", "eq.py", cwd=project)
+    assert result.returncode == 0, result.stderr
+    new = (project / "eq.py").read_text()
+    assert 'print("i={!r}  i = {!r}".format(i, i))' in new
+    assert run_f(new.encode()) == run_f(text.encode())
+
+
+def test_an_fstring_unrolling_cannot_keep_is_outlined_with_a_reason(project):
+    text = GOOD.replace("print(i)", 'print(f"{i:{x!r}}")')
+    (project / "nested.py").write_text(text)
+    scan = gbfix("scan", "nested.py", cwd=project)
+    assert scan.returncode == 1 and "GBF002" in scan.stdout and "[fix: safe]" in scan.stdout, scan.stdout
+    alone = gbfix("scan", "--select", "GBF001", "nested.py", cwd=project)
+    assert "not unrolled: nested replacement field with its own conversion" in alone.stdout, alone.stdout
+    result = gbfix("apply", "nested.py", cwd=project)
+    assert result.returncode == 0 and "_gbfix_loop_1()" in (project / "nested.py").read_text()
+
+
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="PEP 701 f-strings compile here")
 def test_code_for_a_newer_python_is_an_error_in_scan_as_in_apply(project):
     text = GOOD.replace("print(i)", 'print(f"{\'a\' + "b"} {i}")')
