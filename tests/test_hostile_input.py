@@ -11,6 +11,7 @@ command before it starts, so the timing never depends on the machine.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -333,3 +334,20 @@ def test_code_for_a_newer_python_is_an_error_in_scan_as_in_apply(project):
         lines.append([line.removeprefix("./") for line in lines_naming(result.stderr, "newer.py")])
     assert lines[0] == lines[1]
     assert (project / "newer.py").read_text() == text
+
+
+NOTEBOOK = {"cells": [{"cell_type": "code", "source": ["for i in range(2):\n", "    print(i)\n"]}], "nbformat": 4}
+
+
+def test_a_notebook_named_on_the_command_line_is_reported_as_not_supported(project):
+    data = json.dumps(NOTEBOOK).encode()
+    (project / "train.ipynb").write_bytes(data)
+    for command in ("scan", "apply"):
+        result = gbfix(command, "train.ipynb", "good.py", cwd=project)
+        assert_one_error(result, "train.ipynb", "notebooks are not supported")
+        assert result.returncode == 2
+    assert good_was_rewritten(project) and read(project / "train.ipynb") == data
+    # In a directory, notebooks are not Python files: passed over like any other.
+    (project / "good.py").write_text(GOOD)
+    result = gbfix("apply", ".", cwd=project)
+    assert result.returncode == 0 and not lines_naming(result.stderr, "ipynb"), result.stderr

@@ -3,7 +3,8 @@
 Directories are walked for ``*.py`` files, honouring ``.gitignore`` files
 (at the root and in subdirectories), ``exclude`` globs (gitignore syntax,
 relative to the working directory), and skipping hidden directories and
-virtual environments. Files named explicitly are always taken. Symlinks are
+virtual environments. Files named explicitly are always taken, except
+Jupyter notebooks, which are reported as not supported. Symlinks are
 followed only when they point inside the scanned tree (for a file named
 explicitly: the working directory), and a file reached twice is taken once.
 The order is sorted, so output never depends on the file system or on ``-j``.
@@ -17,6 +18,7 @@ from typing import Iterable, Optional
 
 import pathspec
 
+_NOTEBOOK = ".ipynb"
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"})
 
 
@@ -114,6 +116,9 @@ def discover(paths: Iterable[str], exclude: Iterable[str] = (), cwd: str = ".") 
         elif os.path.islink(arg) and not _inside(arg, os.path.realpath(cwd)):
             # Named explicitly, the tree is the working directory: never write through to outside it.
             found.problems.append((arg, "symlink to a file outside the working directory; skipped"))
+        elif os.path.lexists(arg) and arg.lower().endswith(_NOTEBOOK):
+            # Read as Python it would be "screened out" in silence: say what happened instead.
+            found.problems.append((arg, "notebooks are not supported (gbfix reads .py files); skipped"))
         elif os.path.lexists(arg):
             add(arg)  # named explicitly: always taken; reading it reports problems
         else:
