@@ -12,11 +12,14 @@ command before it starts, so the timing never depends on the machine.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import warnings
 
 import pytest
@@ -351,3 +354,62 @@ def test_a_notebook_named_on_the_command_line_is_reported_as_not_supported(proje
     (project / "good.py").write_text(GOOD)
     result = gbfix("apply", ".", cwd=project)
     assert result.returncode == 0 and not lines_naming(result.stderr, "ipynb"), result.stderr
+
+
+#: every file takes far longer than the test: the workers are busy when the parent is killed
+STUCK = "batch.process_file = lambda path, settings: time.sleep(300)"
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc") or multiprocessing.get_start_method() != "fork", reason="Linux, fork")
+def test_workers_die_with_a_killed_parent(project):
+    for i in range(10):
+        (project / f"m{i}.py").write_text(GOOD)
+    parent = subprocess.Popen(
+        [sys.executable, "-c", DRIVER.format(hook=STUCK), "apply", ".", "-j", "2"],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            workers = _children(parent.pid)
+        assert len(workers) >= 2, "the pool never started"
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 15
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [w for w in workers if _alive(w)], "workers outlived their parent"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+        for worker in workers:
+            if _alive(worker):
+                os.kill(worker, signal.SIGKILL)
+    assert read(project / "good.py") == GOOD.encode()

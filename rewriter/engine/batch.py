@@ -8,9 +8,13 @@ replace per changed file.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import os
+import signal
 import sys
+import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Iterator, Optional, Sequence
 
@@ -159,11 +163,48 @@ _CHUNK_FILES = 16
 _WAITING = 16
 
 
+#: seconds between a worker's looks at whether its parent is still there
+_WATCH_EVERY = 1.0
+#: Linux prctl: the signal a process gets when its parent ends
+_PR_SET_PDEATHSIG = 1
+
+
 def _start_worker(settings: Settings) -> None:
     global _WORKER_SETTINGS
     _WORKER_SETTINGS = settings
+    _die_with_parent()
     # What is loaded by now lives as long as the worker: no collection needs to look at it again.
     gc.freeze()
+
+
+def _die_with_parent() -> None:
+    """End this worker when the process that started it ends, however it ends.
+
+    A worker waits on its pool's call queue, whose pipe every worker holds
+    open as well, so after a SIGKILL of the parent no end-of-file ever comes
+    and the workers would wait for good. On Linux the kernel kills them with
+    their parent; a thread that watches the parent's pid covers the other
+    platforms, and a parent that ended before the kernel was asked.
+    """
+    parent = os.getppid()
+    _ask_for_parent_death_signal()
+    threading.Thread(target=_watch_parent, args=(parent,), name="gbfix-parent-watch", daemon=True).start()
+
+
+def _ask_for_parent_death_signal() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # the watching thread is enough
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(_WATCH_EVERY)
+    os._exit(1)
 
 
 def _chunk(paths: Sequence[str]) -> list[FileResult]:
