@@ -138,6 +138,43 @@ def test_a_file_too_deep_to_parse_gets_one_line_and_the_batch_goes_on(project, c
         assert good_was_rewritten(project)
 
 
+#: the file in hand never finishes, mostly inside libcst's native parser: only an interrupt ends it
+ENDLESS = """
+import libcst
+def endless(text, path, settings):
+    deep = "x = " + "-" * 2000 + "1\\n"
+    open(os.path.join(os.path.dirname(path), "started"), "w").close()
+    while True:
+        libcst.parse_module(deep)
+batch.transform_source = endless
+"""
+
+
+def test_ctrl_c_stops_the_file_in_hand(project):
+    # Files are processed on a thread of their own (deep stack); Ctrl-C reaches the main thread.
+    process = subprocess.Popen(
+        [sys.executable, "-c", DRIVER.format(hook=ENDLESS), "apply", "good.py"],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (project / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode in (130, -signal.SIGINT), stderr
+    assert "Fatal Python error" not in stderr
+    assert read(project / "good.py") == GOOD.encode()
+
+
 # -- 3. configuration and usage errors: one line, exit 2 -------------------------------
 
 

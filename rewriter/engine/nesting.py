@@ -18,6 +18,7 @@ in :data:`STACK_BYTES` with room to spare, for the native parser and for
 
 from __future__ import annotations
 
+import ctypes
 import sys
 import threading
 from contextlib import contextmanager
@@ -45,6 +46,7 @@ def on_deep_stack(function: Callable[..., T], *args: object) -> T:
     :func:`deeper_recursion` leaves the recursion limit alone.
     """
     outcome: dict[str, object] = {}
+    done = threading.Event()
 
     def run() -> None:
         _local.deep = True
@@ -52,6 +54,8 @@ def on_deep_stack(function: Callable[..., T], *args: object) -> T:
             outcome["value"] = function(*args)
         except BaseException as exc:  # handed to the caller's thread as it is
             outcome["error"] = exc
+        finally:
+            done.set()
 
     with _starting:
         try:
@@ -59,15 +63,31 @@ def on_deep_stack(function: Callable[..., T], *args: object) -> T:
         except (ValueError, RuntimeError):
             return function(*args)
         try:
-            # A daemon: an interrupted run must not wait for the file in hand.
-            worker = threading.Thread(target=run, name="gbfix-file", daemon=True)
+            worker = threading.Thread(target=run, name="gbfix-file")
             worker.start()
         finally:
             threading.stack_size(previous)
+    # An Event, not Thread.join: on Python 3.11 a join that Ctrl-C interrupts marks
+    # the thread finished while it runs, and exiting under it then aborts the process.
+    try:
+        done.wait()
+    except BaseException:
+        # Ctrl-C lands in this thread, not in the one doing the work: stop that one
+        # too, as the interrupt would have stopped the work had it run here, and wait
+        # for it (a thread still inside libcst's native code at exit aborts).
+        _interrupt(worker)
+        done.wait()
+        raise
     worker.join()
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
     return outcome["value"]  # type: ignore[return-value]
+
+
+def _interrupt(thread: threading.Thread) -> None:
+    """Raise KeyboardInterrupt in ``thread`` at its next Python instruction."""
+    if thread.ident is not None:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(KeyboardInterrupt))
 
 
 @contextmanager
