@@ -34,6 +34,9 @@ STACK_BYTES = 256 * 1024 * 1024
 #: accepts needed under 20,000.
 RECURSION_LIMIT = 30_000
 
+#: seconds between looks at an interrupted file's thread
+_POLL = 0.5
+
 _local = threading.local()
 #: threading.stack_size is process-wide: one thread is started with it at a time
 _starting = threading.Lock()
@@ -57,26 +60,22 @@ def on_deep_stack(function: Callable[..., T], *args: object) -> T:
         finally:
             done.set()
 
-    with _starting:
-        try:
-            previous = threading.stack_size(STACK_BYTES)
-        except (ValueError, RuntimeError):
-            return function(*args)
-        try:
-            worker = threading.Thread(target=run, name="gbfix-file")
-            worker.start()
-        finally:
-            threading.stack_size(previous)
-    # An Event, not Thread.join: on Python 3.11 a join that Ctrl-C interrupts marks
-    # the thread finished while it runs, and exiting under it then aborts the process.
+    worker = threading.Thread(target=run, name="gbfix-file")
     try:
+        with _starting:
+            try:
+                previous = threading.stack_size(STACK_BYTES)
+            except (ValueError, RuntimeError):
+                return function(*args)
+            try:
+                worker.start()
+            finally:
+                threading.stack_size(previous)
+        # An Event, not Thread.join: on Python 3.11 a join that Ctrl-C interrupts marks
+        # the thread finished while it runs, and exiting under it aborts the process.
         done.wait()
     except BaseException:
-        # Ctrl-C lands in this thread, not in the one doing the work: stop that one
-        # too, as the interrupt would have stopped the work had it run here, and wait
-        # for it (a thread still inside libcst's native code at exit aborts).
-        _interrupt(worker)
-        done.wait()
+        _stop(worker, done)
         raise
     worker.join()
     if "error" in outcome:
@@ -84,10 +83,20 @@ def on_deep_stack(function: Callable[..., T], *args: object) -> T:
     return outcome["value"]  # type: ignore[return-value]
 
 
-def _interrupt(thread: threading.Thread) -> None:
-    """Raise KeyboardInterrupt in ``thread`` at its next Python instruction."""
-    if thread.ident is not None:
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(KeyboardInterrupt))
+def _stop(worker: threading.Thread, done: threading.Event) -> None:
+    """After Ctrl-C, which lands in the caller's thread: stop the file's thread too, and wait for it.
+
+    The interrupt would have stopped the work had it run in the caller's
+    thread; and a thread still inside libcst's native code when the
+    interpreter exits aborts the process. A thread not started yet is left
+    to finish: the interpreter waits for it on the way out.
+    """
+    if worker.ident is None:
+        return
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident), ctypes.py_object(KeyboardInterrupt))
+    # A thread the interrupt ended before it ran the file never sets ``done``.
+    while not done.wait(_POLL) and worker.is_alive():
+        pass
 
 
 @contextmanager
