@@ -106,8 +106,9 @@ class _Def:
 class ScreenFacts:
     """What the structural stage knows about one file, computed on first use.
 
-    A file Python cannot parse answers True to every question: libcst then
-    reports the error with its line.
+    A file Python cannot parse answers True to every question, and
+    :meth:`python_error` says why: the engine reports that error with its
+    line and never shows libcst the file.
     """
 
     def __init__(self, text: str, tree: Optional[ast.Module] = None) -> None:
@@ -117,6 +118,7 @@ class ScreenFacts:
         self._tree = tree
         self._parsed = False
         self._valid = False
+        self._error: Optional[Exception] = None
         self._calls: Optional[list[tuple[int, str, int]]] = None
         self._call_lines: Optional[list[int]] = None
         self._newline_offsets: Optional[list[int]] = None
@@ -245,11 +247,16 @@ class ScreenFacts:
             if tree is None:
                 try:
                     tree = ast.parse(self.text)
-                except (SyntaxError, ValueError, RecursionError, MemoryError):
+                except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+                    self._error = exc
                     return False
             self._collect(tree)
             self._valid = True
         return self._valid
+
+    def python_error(self) -> Optional[Exception]:
+        """Why Python's own parser rejects the file (a SyntaxError, or a file too deep for it); None if it does not."""
+        return None if self.parse() else self._error
 
     def _collect(self, tree: ast.Module) -> None:
         """One walk over the statements (expressions are left to the call pattern)."""
