@@ -189,3 +189,14 @@ def test_check_exits_1_and_names_only_the_files_that_would_change(project):
     assert snapshot(str(project)) == before
     clean = gbfix("apply", "--check", "clean.py", cwd=str(project))
     assert clean.returncode == 0 and clean.stdout == "" and "0 would change" in clean.stderr
+
+
+@pytest.mark.parametrize("name, reason", [("eval_in_loop", "`eval()`"), ("getframe_in_loop", "`sys._getframe()`")])
+def test_code_that_reads_its_own_frame_is_refused_with_the_reason(project, name, reason):
+    shutil.copy(os.path.join(ROOT, "golden", "GBF002", f"{name}.in.py"), project / "loop.py")
+    result = invoke("scan", "loop.py", "--select", "GBF001,GBF002")
+    assert result.exit_code == 1
+    (line,) = result.stdout.splitlines()
+    assert line.endswith(f"; not outlined: it uses {reason}, which depends on the frame it runs in [fix: none]")
+    unrolled = invoke("scan", "loop.py", "--select", "GBF001")
+    assert "GBF001" in unrolled.stdout and f"the loop body uses {reason}" in unrolled.stdout

@@ -53,7 +53,7 @@ from codemods.analysis.bindings import (
     local_declaration,
     name_use,
 )
-from codemods.fastcst import walk
+from codemods.analysis.frame_use import frame_dependence
 
 
 @dataclass(frozen=True)
@@ -70,32 +70,6 @@ class OutlinePlan:
     returns: bool = False
 
 
-_FRAME_INTROSPECTION = frozenset({"locals", "vars", "exec", "eval"})
-
-
-def _frame_sensitive(stmt: cst.CSTNode) -> str:
-    #: names read as attributes (``self.__class__``): they are not the frame's own
-    attributes: set[int] = set()
-    for node in walk.descendants(stmt, _in_same_frame):
-        if type(node) is cst.Attribute:
-            attributes.add(id(node.attr))
-        elif type(node) is cst.Call and type(node.func) is cst.Name:
-            if node.func.value == "super" and not node.args:
-                return "zero-argument `super()`"
-            if node.func.value in _FRAME_INTROSPECTION:
-                return f"`{node.func.value}()`"
-        elif type(node) is cst.Name and node.value == "__class__" and id(node) not in attributes:
-            return "`__class__`"
-    return ""
-
-
-def _in_same_frame(node: cst.CSTNode) -> bool:
-    """What is below ``node`` runs in its frame: not so in a lambda or a def (but for our own helpers)."""
-    if type(node) is cst.FunctionDef:
-        return is_generated(node.name.value)
-    return type(node) is not cst.Lambda
-
-
 def plan_outline(stmt: cst.BaseStatement, func: cst.FunctionDef) -> Union[OutlinePlan, OutlineRefusal]:
     """How to outline ``stmt`` (an original node inside ``func``), or why not."""
     exits = exits_of([stmt])
@@ -106,7 +80,7 @@ def plan_outline(stmt: cst.BaseStatement, func: cst.FunctionDef) -> Union[Outlin
     # A loop's own break/continue are nested for exits_of; only outer ones count.
     if exits.breaks or exits.continues:
         return OutlineRefusal("it has `break`/`continue` for a loop outside it")
-    sensitive = _frame_sensitive(stmt)
+    sensitive = frame_dependence(stmt)
     if sensitive:
         return OutlineRefusal(f"it uses {sensitive}, which depends on the frame it runs in")
     use = name_use([stmt])

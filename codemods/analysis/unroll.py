@@ -22,6 +22,7 @@ from codemods.analysis.bindings import (
     name_use,
     target_names,
 )
+from codemods.analysis.frame_use import frame_dependence
 from codemods.analysis.fstrings import unconvertible
 from codemods.analysis.nodes import block_indent, body_statements, dotted_name
 from codemods.fastcst import walk
@@ -284,6 +285,9 @@ def plan_unroll(
             return Refusal(f"the loop body has {what}")
     if use.global_decl or use.nonlocal_decl:
         return Refusal("the loop body declares `global` or `nonlocal`")
+    sensitive = frame_dependence(loop.body)
+    if sensitive:
+        return Refusal(f"the loop body uses {sensitive}, which depends on the frame it runs in")
     # Said here, not when GBF001 converts them: GBF002 then outlines the loop
     # instead of leaving it to a rule that cannot unroll it.
     fstring = unconvertible(body)

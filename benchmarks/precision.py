@@ -1,0 +1,278 @@
+"""Precision and recall of gbfix's findings against what a compiled run of each real model shows.
+
+    python benchmarks/precision.py                       # the models of results/realworld.json
+    python benchmarks/precision.py --models mixtral dac --results DIR --gbfix-root DIR
+
+It reads a real-model benchmark run (``realworld.json``: the files each model
+executes and, from its "before" side, the frames Dynamo skipped and the
+lines where the graph broke), then scans those files of the installed
+package with ``gbfix scan --format json``: once as written (static mode)
+and once with a run recorded under ``TORCH_TRACE`` (trace mode, recorded
+afresh by ``model_run.py discover``).
+
+- precision: findings whose frame the run shows as skipped or breaking, over
+  all findings in the files the run executed;
+- recall: skipped frames in scanned files (resume functions counted as the
+  function they resume) that hold a finding, over all such frames.
+
+A finding belongs to the innermost frame that holds its line: a function
+(named by its first line, decorators included, as Dynamo names frames), a
+lambda or a comprehension. The report goes to ``precision.md`` and
+``precision.json`` beside ``realworld.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Iterable, Optional
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import realworld  # noqa: E402
+
+#: rules whose findings are about a frame Dynamo skips (the placement rules GBF005-GBF007 are not)
+FRAME_RULES = ("GBF001", "GBF002", "GBF003", "GBF004", "GBF009", "GBF010")
+_FRAME = re.compile(r"^(?P<name>\S+) \((?P<path>.+):(?P<line>\d+)\)$")
+_SITE = re.compile(r" @ (?P<path>.+):(?P<line>\d+)$")
+_RESUME = re.compile(r"^torch_dynamo_resume_in_\w+_at_\d+$")
+
+Frame = tuple[str, int]  # (file relative to the packages' parent directory, first line)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """One frame's code in a file: its first line as Dynamo reports it, and the lines it spans."""
+
+    first: int
+    start: int
+    end: int
+
+
+@lru_cache(maxsize=None)
+def scopes(path: str) -> tuple[Scope, ...]:
+    """Functions, lambdas and comprehensions of a file, each a frame of its own on Python 3.11."""
+    try:
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):
+        return ()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            found.append(Scope(first, first, node.end_lineno or node.lineno))
+        elif isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            found.append(Scope(node.lineno, node.lineno, node.end_lineno or node.lineno))
+    return tuple(found)
+
+
+def frame_at(root: str, relative: str, line: int) -> Optional[Frame]:
+    """The innermost frame of ``relative`` (under ``root``) whose code holds ``line``."""
+    holding = [s for s in scopes(os.path.join(root, relative)) if s.start <= line <= s.end]
+    if not holding:
+        return None
+    inner = min(holding, key=lambda s: (s.end - s.start, -s.start))
+    return relative, inner.first
+
+
+def skipped_frames(side: dict[str, Any], root: str, files: set[str]) -> set[Frame]:
+    """Frames the run skipped, whole or in part, in the scanned files; a resume function counts as its function."""
+    frames = set()
+    for text in side.get("skipped_whole", []) + side.get("skipped_partial", []):
+        match = _FRAME.match(text)
+        if not match or match["path"] not in files:
+            continue
+        line = int(match["line"])
+        if _RESUME.match(match["name"]):
+            frame = frame_at(root, match["path"], line)
+            if frame:
+                frames.add(frame)
+        else:
+            frames.add((match["path"], line))
+    return frames
+
+
+def breaking_frames(side: dict[str, Any], root: str, files: set[str]) -> set[Frame]:
+    """Frames that hold a line where the graph broke, in the scanned files."""
+    frames = set()
+    for text in side.get("break_sites", []):
+        match = _SITE.search(text)
+        if match and match["path"] in files:
+            frame = frame_at(root, match["path"], int(match["line"]))
+            if frame:
+                frames.add(frame)
+    return frames
+
+
+def score(findings: Iterable[dict[str, Any]], side: dict[str, Any], root: str, files: list[str]) -> dict[str, Any]:
+    """Precision and recall of one model's findings against its measured run."""
+    scanned = set(files)
+    skipped = skipped_frames(side, root, scanned)
+    shown = skipped | breaking_frames(side, root, scanned)
+    placed = []
+    for finding in findings:
+        if finding["code"] in FRAME_RULES and finding["path"] in scanned:
+            placed.append((finding, frame_at(root, finding["path"], finding["line"])))
+    hits = [f for f, frame in placed if frame in shown]
+    fixes = [(f, frame) for f, frame in placed if f.get("fix") != "none"]
+    with_finding = {frame for _, frame in placed}
+    found = skipped & with_finding
+    return {
+        "findings": len(placed),
+        "true_findings": len(hits),
+        "precision": len(hits) / len(placed) if placed else None,
+        "fixes": len(fixes),
+        "true_fixes": sum(frame in shown for _, frame in fixes),
+        "skipped_frames": len(skipped),
+        "skipped_with_finding": len(found),
+        "recall": len(found) / len(skipped) if skipped else None,
+        "false": [f"{f['path']}:{f['line']} {f['code']}" for f, frame in placed if frame not in shown],
+        "missed": [f"{path}:{line}" for path, line in sorted(skipped - with_finding)],
+    }
+
+
+def scan(settings: realworld.Settings, root: str, files: list[str], trace_dir: Optional[str]) -> list[dict[str, Any]]:
+    """``gbfix scan --format json`` over the model's files of the installed package (read only)."""
+    args = ["scan", "--format", "json", "--exit-zero", "-q", *(["--trace", trace_dir] if trace_dir else []), *files]
+    proc = realworld.gbfix(settings, root, *args)
+    if proc.returncode != 0:
+        raise RuntimeError(f"gbfix scan exited {proc.returncode}: {proc.stderr.strip()[-400:]}")
+    return json.loads(proc.stdout)["findings"]
+
+
+def measure(model: dict[str, Any], settings: realworld.Settings, scratch: str) -> dict[str, Any]:
+    """Both modes' scores for one model of a benchmark run."""
+    before = model.get("before") or {}
+    if model.get("error") or before.get("error"):
+        return {"name": model["name"], "error": model.get("error") or before.get("error")}
+    packages = {path.split("/")[0] for path in model["files"]}
+    roots = {os.path.dirname(realworld.installed_dir(name)) for name in packages}
+    if len(roots) != 1:
+        return {"name": model["name"], "error": f"packages installed in {len(roots)} places: {sorted(roots)}"}
+    root = roots.pop()
+    trace_dir = os.path.join(scratch, f"{model['name']}-trace")
+    reference = os.path.join(scratch, "reference.pt")
+    recorded = realworld.run_model_task(
+        "discover", model["name"], settings, scratch, "--reference", reference, trace_dir=trace_dir
+    )
+    result: dict[str, Any] = {"name": model["name"]}
+    result["static"] = score(scan(settings, root, model["files"], None), before, root, model["files"])
+    if "error" in recorded:
+        result["trace"] = {"error": recorded["error"]}
+    else:
+        result["trace"] = score(scan(settings, root, model["files"], trace_dir), before, root, model["files"])
+    return result
+
+
+def totals(models: list[dict[str, Any]], mode: str) -> dict[str, Any]:
+    sides = [m[mode] for m in models if mode in m and "error" not in m[mode]]
+    keys = ("findings", "true_findings", "fixes", "true_fixes", "skipped_frames", "skipped_with_finding")
+    sums = {k: sum(s[k] for s in sides) for k in keys}
+    return {
+        **sums,
+        "precision": sums["true_findings"] / sums["findings"] if sums["findings"] else None,
+        "recall": sums["skipped_with_finding"] / sums["skipped_frames"] if sums["skipped_frames"] else None,
+    }
+
+
+def _ratio(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"
+
+
+def render(document: dict[str, Any]) -> str:
+    lines = [
+        "# Precision and recall of findings on the real-model benchmark",
+        "",
+        f"gbfix {document['gbfix']}; findings of {', '.join(FRAME_RULES)} in the files each model executes.",
+        "Precision: findings in a frame the run skipped or broke in. Recall: skipped frames with a finding.",
+        "",
+        "Findings with a fix are those `apply` rewrites (the rest are reported with `fix: none` and a reason).",
+        "",
+        "| model | static precision | of fixes | static recall | trace precision | of fixes | trace recall |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for model in document["models"]:
+        if "error" in model:
+            lines.append(f"| {model['name']} | error: {model['error'][:80]} | | | | | |")
+            continue
+        cells = []
+        for mode in ("static", "trace"):
+            side = model[mode]
+            if "error" in side:
+                cells += [f"error: {side['error'][:60]}", "", ""]
+            else:
+                cells += [
+                    _ratio(side["true_findings"], side["findings"]),
+                    _ratio(side["true_fixes"], side["fixes"]),
+                    _ratio(side["skipped_with_finding"], side["skipped_frames"]),
+                ]
+        lines.append(f"| {model['name']} | " + " | ".join(cells) + " |")
+    cells = []
+    for mode in ("static", "trace"):
+        total = document["total"][mode]
+        cells += [
+            _ratio(total["true_findings"], total["findings"]),
+            _ratio(total["true_fixes"], total["fixes"]),
+            _ratio(total["skipped_with_finding"], total["skipped_frames"]),
+        ]
+    lines.append("| **total** | " + " | ".join(f"**{c}**" for c in cells) + " |")
+    for mode in ("static", "trace"):
+        lines += ["", f"Skipped frames without a finding ({mode} mode):", ""]
+        for model in document["models"]:
+            for missed in model.get(mode, {}).get("missed", []):
+                lines.append(f"- {model['name']}: {missed}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", default=os.path.join(HERE, "results"), help="directory holding realworld.json")
+    parser.add_argument("--models", nargs="+", metavar="NAME", help="default: every model of realworld.json")
+    parser.add_argument("--gbfix-root", default=realworld.REPO, help="directory holding the gbfix code (rewriter/)")
+    parser.add_argument("--timeout", type=int, default=900, help="seconds per step")
+    args = parser.parse_args(argv)
+    with open(os.path.join(args.results, "realworld.json"), encoding="utf-8") as handle:
+        run = json.load(handle)
+    models = [m for m in run["models"] if not args.models or m["name"] in args.models]
+    settings = realworld.Settings(
+        models=tuple(m["name"] for m in models),
+        modes=("static", "trace"),
+        backend="eager",
+        size="tiny",
+        calls=1,
+        device="cpu",
+        threads=1,
+        gbfix_root=os.path.abspath(args.gbfix_root),
+        results=args.results,
+        timeout=args.timeout,
+    )
+    scored = []
+    with tempfile.TemporaryDirectory(prefix="gbfix-precision-") as scratch:
+        for model in models:
+            print(f"[{len(scored) + 1}/{len(models)}] {model['name']} ...", file=sys.stderr, flush=True)
+            scored.append(measure(model, settings, scratch))
+    document = {
+        "gbfix": realworld.gbfix_version(settings.gbfix_root),
+        "models": scored,
+        "total": {mode: totals(scored, mode) for mode in ("static", "trace")},
+    }
+    with open(os.path.join(args.results, "precision.json"), "w", encoding="utf-8") as handle:
+        json.dump(document, handle, indent=1)
+    text = render(document)
+    with open(os.path.join(args.results, "precision.md"), "w", encoding="utf-8") as handle:
+        handle.write(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

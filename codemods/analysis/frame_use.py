@@ -1,0 +1,50 @@
+"""Code that depends on the frame it runs in, so it cannot move into a helper.
+
+Unrolling (GBF001) and outlining (GBF002–GBF004) run code in a new nested
+function. Most code cannot tell, but some reads or writes its own frame:
+``eval("scale * i")`` and ``exec`` resolve names in the calling frame (a
+helper cannot see the parent's locals that no code of the helper names),
+``locals()``/``vars()`` list another frame's names, ``sys._getframe()`` and
+``inspect.currentframe()`` return another frame, zero-argument ``super()``
+and a bare ``__class__`` need the class cell of a method. Such code is
+refused with the reason, never rewritten.
+
+``globals()`` is the module's dictionary from any frame of the module, so
+it does not count.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.analysis.bindings import is_generated
+from codemods.analysis.nodes import dotted_name
+from codemods.fastcst import walk
+
+_BUILTINS = frozenset({"locals", "vars", "exec", "eval"})
+_FRAME_CALLS = frozenset({"sys._getframe", "inspect.currentframe", "inspect.stack", "inspect.getouterframes"})
+
+
+def frame_dependence(stmt: cst.CSTNode) -> str:
+    """What in ``stmt`` depends on the frame it runs in (```eval()```), or "" when nothing does."""
+    #: names read as attributes (``self.__class__``): they are not the frame's own
+    attributes: set[int] = set()
+    for node in walk.descendants(stmt, _in_same_frame):
+        if type(node) is cst.Attribute:
+            attributes.add(id(node.attr))
+        elif type(node) is cst.Call:
+            name = dotted_name(node.func)
+            if name == "super" and not node.args:
+                return "zero-argument `super()`"
+            if name in _BUILTINS or name in _FRAME_CALLS:
+                return f"`{name}()`"
+        elif type(node) is cst.Name and node.value == "__class__" and id(node) not in attributes:
+            return "`__class__`"
+    return ""
+
+
+def _in_same_frame(node: cst.CSTNode) -> bool:
+    """What is below ``node`` runs in its frame: not so in a lambda or a def (but for our own helpers)."""
+    if type(node) is cst.FunctionDef:
+        return is_generated(node.name.value)
+    return type(node) is not cst.Lambda
