@@ -14,7 +14,7 @@ a format spec, as Python does).
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union, cast
 
 import libcst as cst
 
@@ -107,16 +107,22 @@ class FStringsToFormat(cst.CSTTransformer):
 
     def __init__(self) -> None:
         self.error: Optional[str] = None
+        self._merged: dict[int, cst.BaseExpression] = {}
+
+    def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> bool:
+        # Handled whole, before the parts are visited: a part turned into a call
+        # would no longer be a string, and libcst rejects the concatenation it is in.
+        if any(_has_fields(part) for part in _parts(node)):
+            try:
+                self._merged[id(node)] = to_format_call(_merge(node))
+            except Unconvertible as exc:
+                self.error = str(exc)
+        return False
 
     def leave_ConcatenatedString(
         self, original_node: cst.ConcatenatedString, updated_node: cst.ConcatenatedString
     ) -> cst.BaseExpression:
-        for side in (original_node.left, original_node.right):
-            if isinstance(side, cst.FormattedString) and any(
-                isinstance(p, cst.FormattedStringExpression) for p in side.parts
-            ):
-                self.error = "an f-string in an implicit concatenation"
-        return updated_node
+        return self._merged.get(id(original_node), updated_node)
 
     def leave_FormattedString(
         self, original_node: cst.FormattedString, updated_node: cst.FormattedString
@@ -126,3 +132,52 @@ class FStringsToFormat(cst.CSTTransformer):
         except Unconvertible as exc:
             self.error = str(exc)
             return updated_node
+
+
+def _parts(node: cst.BaseString) -> list[Union[cst.SimpleString, cst.FormattedString]]:
+    """The strings of an implicit concatenation (``"a" f"{b}" "c"``), left to right."""
+    if isinstance(node, cst.ConcatenatedString):
+        return _parts(node.left) + _parts(node.right)
+    return [cast(Union[cst.SimpleString, cst.FormattedString], node)]
+
+
+def _has_fields(node: cst.BaseString) -> bool:
+    return isinstance(node, cst.FormattedString) and any(
+        isinstance(p, cst.FormattedStringExpression) for p in node.parts
+    )
+
+
+def _merge(node: cst.ConcatenatedString) -> cst.FormattedString:
+    """``"step " f"{i}" " of 3"`` as the one f-string ``f"step {i} of 3"``: the same text, the same fields.
+
+    Only plain one-line parts with the same quote and no prefix but ``f`` are
+    merged; ``\\N{...}`` escapes (braces that a plain part must keep) and
+    comments between the parts are refused.
+    """
+    parts = _parts(node)
+    quotes = {part.quote for part in parts}
+    prefixes = {part.prefix.lower().replace("f", "") for part in parts}
+    if len(quotes) != 1 or prefixes != {""} or len(next(iter(quotes))) != 1:
+        raise Unconvertible("an f-string in an implicit concatenation of differently quoted strings")
+    if "#" in "".join(_between(node)):
+        raise Unconvertible("an f-string in an implicit concatenation with comments")
+    quote = next(iter(quotes))
+    code = cst.Module(body=[]).code_for_node
+    pieces = []
+    for part in parts:
+        inner = code(part)[len(part.prefix) + 1 : -1]
+        if isinstance(part, cst.SimpleString):
+            if "\\N" in inner:
+                raise Unconvertible("a `\\N{...}` escape next to an f-string in an implicit concatenation")
+            inner = inner.replace("{", "{{").replace("}", "}}")
+        pieces.append(inner)
+    merged = cst.parse_expression(f"f{quote}{''.join(pieces)}{quote}")
+    assert isinstance(merged, cst.FormattedString)
+    return merged
+
+
+def _between(node: cst.BaseString) -> list[str]:
+    if not isinstance(node, cst.ConcatenatedString):
+        return []
+    code = cst.Module(body=[]).code_for_node
+    return _between(node.left) + [code(node.whitespace_between)] + _between(node.right)

@@ -27,6 +27,11 @@ How the body's names stay exact (the driver is the outlined loop, see
 * Any other name the body binds is bound afresh on every trip before it is
   read: it stays local to the body.
 
+The body's f-strings become ``str.format`` calls where that is exact (see
+:mod:`codemods.analysis.fstrings`): from the second trip on Dynamo compiles
+the body with a dynamic loop index, and an f-string formatting it makes
+Dynamo skip the body's frame (``BUILD_STRING type error``, torch 2.13).
+
 Control flow: ``continue`` ends the call; ``break`` and ``return`` end it
 with a value the driver acts on: ``None`` goes on, ``()`` breaks,
 ``(value,)`` returns ``value`` from the driver, which the outline passes on.
@@ -48,6 +53,7 @@ from codemods.analysis.bindings import (
     name_use,
     target_names,
 )
+from codemods.analysis.fstrings import FStringsToFormat, unconvertible
 from codemods.analysis.nodes import block_indent, body_statements
 from codemods.analysis.outline import OutlinePlan
 
@@ -184,6 +190,9 @@ def build_step(loop: Loop, plan: StepPlan, step: str, exit_name: str) -> tuple[c
     indent = block_indent(loop)
     statements = [s.visit(_ExitsToValues()) for s in body_statements(loop.body)]
     body = [s for s in statements if isinstance(s, cst.BaseStatement)]
+    if unconvertible(body) is None:
+        converter = FStringsToFormat()
+        body = [s for s in (stmt.visit(converter) for stmt in body) if isinstance(s, cst.BaseStatement)]
     declared = plan.nonlocals + plan.globals
     if declared:
         drop = DropAnnotations(declared)

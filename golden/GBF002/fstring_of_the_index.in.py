@@ -1,0 +1,21 @@
+"""A loop of unknown trip count whose body prints an f-string of the index. Its body runs once per
+trip as a function, which Dynamo compiles with a dynamic index from the second trip on; an f-string
+of that index makes Dynamo skip the body (BUILD_STRING type error), so it becomes str.format."""
+import torch
+
+
+def f(x, n):
+    for i in range(n):
+        x = x * 2
+        print(f"step {i:>3} of {n!r}")
+        x = x + 1
+    return x
+
+
+ENTRY = f
+# the driver loop (a gbfix helper) is skipped; each trip's body compiles
+EXPECT_SKIPPED_AFTER = 1
+
+
+def example_inputs():
+    return (torch.randn(4), 3)
