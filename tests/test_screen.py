@@ -579,16 +579,18 @@ SUBMODULES = textwrap.dedent("""\
     """)
 
 
-def test_skeleton_keeps_only_the_submodule_lines_of_an_init_and_no_class_attributes() -> None:
+def test_skeleton_keeps_only_the_submodule_lines_of_an_init_and_one_line_class_attributes() -> None:
     skeleton = build_skeleton(ScreenFacts(SUBMODULES), {"for"})
     assert skeleton is not None
     kept = skeleton.text
     # what tells the break analysis that `self.block(x)` runs Block.forward stays, in its block
     assert "        if n:\n            self.block = Block()\n" in kept
     assert "x = self.block(x)" in kept and "print(x)" in kept
-    # the rest of the __init__ and the class attributes cannot change a finding
-    for gone in ("self.width", "self.scale", "torch.nn.Linear", "config_class", "_keys"):
+    # the rest of the __init__ cannot change a finding
+    for gone in ("self.width", "self.scale", "torch.nn.Linear"):
         assert gone not in kept, gone
+    # one-line class attributes stay: a loop may run over one (`range(Block.STEPS)`, GBF001)
+    assert "config_class = dict" in kept and '_keys: list = ["a"]' in kept
     assert skeleton.restore(kept) == SUBMODULES
 
 
@@ -632,3 +634,35 @@ def test_a_declaration_after_a_blanked_docstring_keeps_the_skeleton(monkeypatch:
     ), outcome.new_text
     assert restored and all(text is not None for text in restored)
     assert _compare(monkeypatch, SHARED, "/tmp/shared.py", "safe") == "skeleton"
+
+
+CLASS_CONSTANT = textwrap.dedent("""\
+    import torch
+
+
+    class Mixer:
+        STEPS = 3
+
+        def forward(self, x):
+            for i in range(Mixer.STEPS):
+                x = x + i
+                print(i)
+            return x
+
+
+    def unrelated():
+        return 1
+
+
+    def configure(n):
+        Mixer.STEPS = n
+    """)
+
+
+def test_a_store_to_a_class_constant_keeps_its_function_in_the_skeleton(monkeypatch: pytest.MonkeyPatch) -> None:
+    skeleton = build_skeleton(ScreenFacts(CLASS_CONSTANT), {"for"})
+    assert skeleton is not None
+    assert "Mixer.STEPS = n" in skeleton.text and "return 1" not in skeleton.text
+    outcome = engine.transform_source(CLASS_CONSTANT, "/tmp/model.py", Settings(select=ALL_RULES))
+    assert [f.code for f in outcome.findings] == ["GBF002"]
+    assert _compare(monkeypatch, CLASS_CONSTANT, "/tmp/model.py", "safe") == "skeleton"

@@ -55,6 +55,12 @@ class ModuleConstants:
     it anywhere, and not the function holding the loop or one around it (a
     parameter or a local there would be what the loop reads). Found on the
     first question: most loops are not constant-trip at all.
+
+    A class attribute counts when read through the class's own name
+    (``Block.NUM_HEADS``): the class is bound once at module level, its body
+    binds the name once, on one line, to such a literal, and no code of the
+    module stores to, augments or deletes an attribute of that name. Through
+    ``self`` it does not count: a subclass in another module may override it.
     """
 
     def __init__(self, module: cst.Module) -> None:
@@ -62,15 +68,20 @@ class ModuleConstants:
         self._table: Optional[dict[str, cst.BaseExpression]] = None
 
     def value(self, expr: cst.BaseExpression, scopes: Sequence[cst.FunctionDef]) -> Optional[cst.BaseExpression]:
-        """The literal ``expr`` (a bare name, read inside ``scopes``) always stands for, if any."""
-        if not isinstance(expr, cst.Name):
+        """The literal ``expr`` (a bare name or ``Class.NAME``, read inside ``scopes``) always stands for, if any."""
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            value = self._constants().get(f"{expr.value.value}.{expr.attr.value}")
+            head = expr.value.value
+        elif isinstance(expr, cst.Name):
+            value = self._constants().get(expr.value)
+            head = expr.value
+        else:
             return None
-        value = self._constants().get(expr.value)
         if value is None:
             return None
         for scope in scopes:
             use = function_scope_use(scope)
-            if expr.value in use.bound | use.global_decl | use.nonlocal_decl:
+            if head in use.bound | use.global_decl | use.nonlocal_decl:
                 return None
         return value
 
@@ -81,18 +92,65 @@ class ModuleConstants:
 
 
 def _module_constants(module: cst.Module) -> dict[str, cst.BaseExpression]:
+    declared_global = {
+        item.name.value for node in walk.descendants(module) if type(node) is cst.Global for item in node.names
+    }
+    constants, bindings = _one_line_literals(module.body, module)
+    constants = {name: value for name, value in constants.items() if name not in declared_global}
+    classes = [
+        stmt
+        for stmt in module.body
+        if isinstance(stmt, cst.ClassDef)
+        and bindings.get(stmt.name.value) == 1
+        and stmt.name.value not in declared_global
+        and isinstance(stmt.body, cst.IndentedBlock)
+    ]
+    stored = _stored_attributes(module) if classes else set()
+    for cls in classes:
+        assert isinstance(cls.body, cst.IndentedBlock)
+        attributes, _ = _one_line_literals(cls.body.body, module)
+        constants.update((f"{cls.name.value}.{name}", v) for name, v in attributes.items() if name not in stored)
+    return constants
+
+
+def _one_line_literals(
+    body: Sequence[cst.BaseStatement], module: cst.Module
+) -> tuple[dict[str, cst.BaseExpression], dict[str, int]]:
+    """The names ``body`` binds once, each to a one-line literal; and how often ``body`` binds each name."""
     found: dict[str, cst.BaseExpression] = {}
     bindings: dict[str, int] = {}
-    for stmt in module.body:
+    for stmt in body:
         for name in name_use([stmt]).bound:
             bindings[name] = bindings.get(name, 0) + 1
         value = _constant_assignment(stmt, module)
         if value is not None:
             found[value[0]] = value[1]
-    declared_global = {
-        item.name.value for node in walk.descendants(module) if type(node) is cst.Global for item in node.names
-    }
-    return {name: value for name, value in found.items() if bindings.get(name) == 1 and name not in declared_global}
+    return {name: value for name, value in found.items() if bindings.get(name) == 1}, bindings
+
+
+def _stored_attributes(module: cst.Module) -> set[str]:
+    """Attribute names the module assigns, augments, annotates or deletes anywhere (``x.NAME = ...``)."""
+    targets: list[cst.BaseExpression] = []
+    for node in walk.descendants(module):
+        kind = type(node)
+        if kind is cst.AssignTarget:
+            targets.append(node.target)  # type: ignore[attr-defined]
+        elif kind in (cst.AugAssign, cst.AnnAssign, cst.Del):
+            targets.append(node.target)  # type: ignore[attr-defined]
+        elif kind in (cst.For, cst.CompFor):
+            targets.append(node.target)  # type: ignore[attr-defined]
+        elif kind is cst.WithItem and node.asname is not None:  # type: ignore[attr-defined]
+            targets.append(node.asname.name)  # type: ignore[attr-defined]
+    names: set[str] = set()
+    while targets:
+        target = targets.pop()
+        if isinstance(target, cst.Attribute):
+            names.add(target.attr.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            targets.extend(element.value for element in target.elements)
+        elif isinstance(target, cst.StarredElement):
+            targets.append(target.value)
+    return names
 
 
 def _constant_assignment(stmt: cst.BaseStatement, module: cst.Module) -> Optional[tuple[str, cst.BaseExpression]]:

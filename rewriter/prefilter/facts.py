@@ -282,6 +282,9 @@ class ScreenFacts:
         #: (first, last line) of every ``if`` test: a condition call there may branch on a tensor
         self._test_spans: list[tuple[int, int]] = []
         assigns: list[ast.Assign] = []
+        stores: list[Union[ast.AugAssign, ast.AnnAssign, ast.Delete]] = []
+        #: names a class body binds on one line (what GBF001 may read as ``Class.NAME``)
+        class_names: set[str] = set()
         # (node, inside a function?, directly in a class body?)
         #: statements a skeleton may blank: (first, last, statement, where: module/class/docstring)
         self.blankable: list[tuple[int, int, ast.stmt, str]] = []
@@ -300,9 +303,9 @@ class ScreenFacts:
             self._statements.append((first, last, node))
             if in_function and cls in _COMPREHENSION_HOSTS and _writes_for(lines, first, last):
                 self._holders.append(("comprehension", [(first, last)], (first, first)))
-            # at module level only values over several lines are worth it (the names bound stay);
-            # class scope is invisible to methods: every line there goes
-            if cls in _BLANKABLE and ((last > first and id(node) in top) or (owner and not in_function)):
+            # only values over several lines are worth it, and the names bound stay: a loop may
+            # read a module constant or a class's (``range(Block.STEPS)``, see GBF001)
+            if cls in _BLANKABLE and last > first and (id(node) in top or (owner and not in_function)):
                 self.blankable.append((first, last, node, "module" if id(node) in top else "class"))
             if cls in DEFS:
                 index = len(self.defs)
@@ -353,9 +356,23 @@ class ScreenFacts:
                     self.import_paths.setdefault(bound, set()).add(path)
             elif cls is ast.Assign:
                 assigns.append(node)
+                if owner and not in_function and last == first:
+                    class_names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            elif cls in (ast.AugAssign, ast.AnnAssign, ast.Delete):
+                stores.append(node)
             elif cls is ast.Global:
                 self.global_lines.append(node.lineno)
         self.global_lines.sort()
+        #: lines that store to an attribute named like a one-line class constant (``Block.STEPS = 8``):
+        #: a skeleton keeps them, or GBF001 would take the class constant for a constant
+        self.class_constant_stores = sorted(
+            node.lineno
+            for node in assigns + stores
+            if any(
+                isinstance(t, ast.Attribute) and t.attr in class_names
+                for t in (node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target])
+            )
+        )
         self._loggers = set(LOGGER_RECEIVER_LASTS)
         getloggers = {"getLogger"} | {
             bound

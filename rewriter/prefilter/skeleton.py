@@ -101,7 +101,7 @@ def build_skeleton(
     attrs = {key[2:] for key in wanted if key.startswith("s:")}
     attrs |= {a for var, found in facts.loop_aliases.items() if "n:" + var in wanted for a in found}
     #: lines that keep their function whole: what they bind is read module-wide
-    binding = sorted(facts.global_lines + facts.logger_lines)
+    binding = sorted(facts.global_lines + facts.logger_lines + facts.class_constant_stores)
     #: ``facts.attr = Block(...)`` lines (attributes a kept function calls): kept with their blocks' headers
     submodule = sorted(line for attr in attrs if attr in facts.submodule_map() for line in facts.submodule_lines[attr])
     special = sorted(binding + submodule)
@@ -308,11 +308,9 @@ def _ends_line(line: str, stmt: ast.stmt) -> bool:
 
 
 def _blank_head(node: ast.stmt, where: str) -> Optional[str]:
-    """What a blanked statement becomes, keeping any name it binds at module level; None: keep it."""
+    """What a blanked statement becomes, keeping any name it binds at module or class level; None: keep it."""
     if where == "docstring" or isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
         return '""'  # still a docstring: `from __future__` may follow it
-    if where == "class":
-        return "..."  # class scope is invisible to methods
     if any(isinstance(n, (ast.NamedExpr, ast.Lambda)) for n in ast.walk(node)):
         return None
     if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
