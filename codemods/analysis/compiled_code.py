@@ -68,6 +68,8 @@ class CompiledCode:
     sites: list[Union[cst.Decorator, cst.Call]] = field(default_factory=list)
     #: id(entry def) -> ids of the defs it reaches (itself included): what runs in its compiled calls
     entry_reach: dict[int, set[int]] = field(default_factory=dict)
+    #: id(site) -> the statement holding it: the decorated def, or the simple line of a call
+    site_statements: dict[int, cst.BaseStatement] = field(default_factory=dict)
 
     def entry_of(self, function: Optional[cst.FunctionDef]) -> Optional[Entry]:
         return None if function is None else self.entries.get(id(function))
@@ -185,7 +187,10 @@ class CompiledCodeSurvey(ScopeTracker, cst.BatchableCSTVisitor):
         for decorator, node, scope in self._decorators:
             if self._is_compile(decorator.decorator, scope):
                 sites.append((decorator, Entry(node, "decorator", decorator)))
+                compiled.site_statements[id(decorator)] = node
         for call, scope, line in self._calls:
+            if line is not None:
+                compiled.site_statements[id(call)] = line
             if self._is_compile(call.func, scope):
                 sites.append((call, self._compiled_by_call(call, module_level, line)))
             elif isinstance(call.func, cst.Attribute):
