@@ -30,6 +30,9 @@ from libcst.metadata import BatchableMetadataProvider
 
 from codemods.analysis.catalogue import (
     BY_QUALIFIED,
+    BY_TENSOR_READ,
+    CONDITION,
+    CONDITION_CALLS,
     LOGGER_NAMES,
     BreakCall,
     logger_entry,
@@ -37,6 +40,7 @@ from codemods.analysis.catalogue import (
 )
 from codemods.analysis.nodes import dotted_name
 from codemods.analysis.scopes import Scope, ScopeTracker, names_in
+from codemods.analysis.tensors import TensorFacts, torch_aliases
 from codemods.fastcst import walk
 
 
@@ -89,7 +93,14 @@ class _Collector(ScopeTracker):
         self.logger_names: set[str] = set(LOGGER_NAMES)
         self._class_stack: list[str] = []
         self._func_stack: list[_Function] = []
-        self.direct_calls: dict[cst.Call, BreakReason] = {}
+        #: breaking calls, and ``if`` tests that branch on a tensor's values
+        self.direct_calls: dict[cst.CSTNode, BreakReason] = {}
+        #: ``if`` tests that call a condition name (``mask.any()``), with their function
+        self._conditions: list[tuple[cst.BaseExpression, _Function, tuple[_Guard, ...]]] = []
+        #: function node id -> what its expressions are (for the data-dependent entries)
+        self._tensor_facts: dict[int, TensorFacts] = {}
+        self._module: Optional[cst.Module] = None
+        self._torch_names: Optional[frozenset[str]] = None
         #: in walk order: calls (with the function they are in) and assignments, with their scope
         #: and the ``if`` tests that may keep them from running while Dynamo traces
         self._events: list[tuple[Union[cst.Call, cst.Assign], Optional[_Function], Scope, tuple[_Guard, ...]]] = []
@@ -129,7 +140,9 @@ class _Collector(ScopeTracker):
     # -- facts --------------------------------------------------------------
     # -- guards: branches that never run under Dynamo ------------------------
     def visit_If(self, node: cst.If) -> None:
-        self._enter_suite(node)
+        self._enter_suite(node)  # an ``elif`` is the suite of the ``if`` before it
+        if self._func_stack and _calls_a_condition(node.test):
+            self._conditions.append((node.test, self._func_stack[-1], tuple(self._guards)))
         test = compiling_test(node.test)
         if test is None:
             return
@@ -191,6 +204,9 @@ class _Collector(ScopeTracker):
             aliases = self.loop_aliases.setdefault(id(self._func_stack[-1].node), {})
             aliases[node.target.value] = source[5:]
 
+    def visit_Module(self, node: cst.Module) -> None:
+        self._module = node
+
     def visit_Call(self, node: cst.Call) -> None:
         fn = self._func_stack[-1] if self._func_stack else None
         self._events.append((node, fn, self._scope, tuple(self._guards)))
@@ -209,7 +225,7 @@ class _Collector(ScopeTracker):
                 continue
             if any(guard.holds() for guard in guards):
                 continue  # a branch Dynamo never traces
-            reason = self._catalogue_reason(node, scope)
+            reason = self._catalogue_reason(node, scope, fn)
             if reason is not None:
                 self.direct_calls[node] = reason
                 if fn is not None and fn.direct is None:
@@ -219,12 +235,32 @@ class _Collector(ScopeTracker):
                 name = dotted_name(node.func)
                 if name:
                     fn.callees.append((node, name))
+        for test, fn, guards in self._conditions:
+            if not any(guard.holds() for guard in guards) and _branches_on_tensor(test, self.tensor_facts(fn)):
+                reason = _reason(CONDITION)
+                self.direct_calls[test] = reason
+                if fn.direct is None:
+                    fn.direct = reason
 
-    def _catalogue_reason(self, node: cst.Call, scope: Scope) -> Optional[BreakReason]:
-        """The catalogue's reason for the call ``node``, read in ``scope``, if it breaks."""
+    def tensor_facts(self, fn: _Function) -> TensorFacts:
+        """What ``fn``'s expressions are, computed when a data-dependent entry first asks."""
+        facts = self._tensor_facts.get(id(fn.node))
+        if facts is None:
+            if self._torch_names is None:
+                self._torch_names = torch_aliases(self._module) if self._module is not None else frozenset({"torch"})
+            submodules = self.submodules.get(fn.cls, {}) if fn.cls is not None else {}
+            facts = TensorFacts(fn.node, fn.cls is not None, submodules, self._torch_names)
+            self._tensor_facts[id(fn.node)] = facts
+        return facts
+
+    def _catalogue_reason(self, node: cst.Call, scope: Scope, fn: Optional[_Function]) -> Optional[BreakReason]:
+        """The catalogue's reason for the call ``node``, read in ``scope`` (in ``fn``), if it breaks."""
         for qname in names_in(scope, node):
             entry = BY_QUALIFIED.get(qname)
-            if entry is not None:
+            if entry is not None and (entry.arity is None or _positional(node) == entry.arity):
+                return _reason(entry)
+            entry = BY_TENSOR_READ.get(qname)
+            if entry is not None and fn is not None and _reads_a_tensor(node, self.tensor_facts(fn)):
                 return _reason(entry)
         func = node.func
         if not isinstance(func, cst.Attribute):
@@ -276,6 +312,60 @@ class _Guard:
         return bool(names_in(self.scope, self.call.func) & IS_COMPILING)
 
 
+def _positional(call: cst.Call) -> Optional[int]:
+    """How many positional arguments ``call`` has; None with a keyword or a star."""
+    if any(arg.keyword is not None or arg.star for arg in call.args):
+        return None
+    return len(call.args)
+
+
+_NOT_IN_TEST = walk.node_types(cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def _reads_a_tensor(call: cst.Call, facts: TensorFacts) -> bool:
+    """``int(x.sum())``: one argument, a method call on one line that makes a tensor.
+
+    Only this shape counts (the prefilter finds it by its text,
+    :data:`~codemods.analysis.catalogue.TENSOR_READ_REST`); ``int(t)`` of a
+    bare name is left to a recorded run.
+    """
+    if _positional(call) != 1:
+        return False
+    arg = call.args[0].value
+    if not (isinstance(arg, cst.Call) and isinstance(arg.func, cst.Attribute)):
+        return False
+    return "\n" not in _code(arg) and facts.is_tensor(arg)
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _calls_a_condition(test: cst.BaseExpression) -> bool:
+    """``test``, on one line, calls a name of :data:`CONDITION_CALLS` (``mask.any()``).
+
+    One line: the prefilter finds such an ``if`` by its line
+    (:data:`~codemods.analysis.catalogue.CONDITION_LINE`).
+    """
+    if "\n" in _code(test):
+        return False
+    for node in walk.descendants(test, lambda node: type(node) not in _NOT_IN_TEST):
+        if type(node) is cst.Call:
+            name = dotted_name(node.func)
+            if name is not None and name.rpartition(".")[2] in CONDITION_CALLS:
+                return True
+    return False
+
+
+def _branches_on_tensor(test: cst.BaseExpression, facts: TensorFacts) -> bool:
+    """The truth of ``test`` is the truth of a tensor (``not``, ``and`` and ``or`` looked through)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _branches_on_tensor(test.expression, facts)
+    if isinstance(test, cst.BooleanOperation):
+        return _branches_on_tensor(test.left, facts) or _branches_on_tensor(test.right, facts)
+    return facts.is_tensor(test)
+
+
 def _class_names_called(node: cst.CSTNode) -> set[str]:
     """Bare class-like names called anywhere in an expression (``Block(...)``)."""
     return {
@@ -286,7 +376,7 @@ def _class_names_called(node: cst.CSTNode) -> set[str]:
 
 
 class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]):
-    """Marks each breaking ``Call`` and ``FunctionDef`` with a :class:`BreakReason`."""
+    """Marks each breaking ``Call``, ``if`` test and ``FunctionDef`` with a :class:`BreakReason`."""
 
     # _Collector comes first: its visit_ methods must win over the no-op stubs.
 
@@ -383,7 +473,7 @@ def find_breaks(
     line_of: Optional[Callable[[cst.CSTNode], int]] = None,
     extra_lines: frozenset[int] = frozenset(),
 ) -> list[BreakSite]:
-    """Every breaking call in ``nodes``, in source order.
+    """Every breaking call, and every ``if`` that branches on a tensor's values, in ``nodes``, in source order.
 
     Bodies of nested functions, lambdas and classes are not entered: defining
     a function does not run it (calling it is seen at the call site).
@@ -404,7 +494,13 @@ def find_breaks(
                 reason = lookup(node)
                 if reason is not None:
                     sites.append(BreakSite(node, reason))
-            elif recorded and isinstance(node, cst.BaseSmallStatement):
+                continue
+            if type(node) is cst.If:
+                branch = lookup(node.test)
+                if branch is not None:
+                    sites.append(BreakSite(node.test, branch))
+                    continue
+            if recorded and isinstance(node, cst.BaseSmallStatement):
                 if line_of(node) in extra_lines:  # type: ignore[misc]
                     sites.append(BreakSite(node, BreakReason("recorded as a graph break by a run")))
             elif recorded and isinstance(node, (cst.If, cst.While)):

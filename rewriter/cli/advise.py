@@ -9,9 +9,9 @@ from typing import List, Optional
 
 import typer
 
-from rewriter.cli.app import err
+from rewriter.cli.app import err, write_patch
 from rewriter.engine.diffs import display_path, unified_diff
-from rewriter.engine.fileio import SourceError, atomic_write, encode_source, read_source
+from rewriter.engine.fileio import FileChanged, SourceError, atomic_write, encode_source, read_source
 from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from rewriter.runtime.advise import CANDIDATES, Advice, AdviseError, gain, render, setting_lines
 from rewriter.runtime.advise import advise as run_advice
@@ -116,11 +116,15 @@ def _write(advice: Advice, file: Optional[str], dry_run: bool) -> int:
     if new == source.text:
         err(f"gbfix: {display_path(file)} already makes the setting")
         return EXIT_CLEAN
+    data = encode_source(new, source.encoding)
     if dry_run:
-        sys.stdout.write(unified_diff(source.text, new, file))
+        write_patch(unified_diff(source.data, data, file))
         return EXIT_FINDINGS
     try:
-        atomic_write(file, encode_source(new, source.encoding))
+        atomic_write(file, data, expected=source.stamp)
+    except FileChanged as exc:
+        err(f"gbfix: error: {display_path(file)}: {exc}")
+        return EXIT_ERROR
     except OSError as exc:
         err(f"gbfix: error: {display_path(file)}: {exc.strerror or exc}")
         return EXIT_ERROR

@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, List, Optional
 
-import pathspec
 import typer
 from typer.core import TyperCommand
 
@@ -17,12 +16,13 @@ from rewriter import __version__
 from rewriter.engine.config import (
     ConfigError,
     Settings,
+    check_exclude,
     load_settings,
     parse_codes,
     with_overrides,
 )
 from rewriter.engine.diffs import display_path
-from rewriter.engine.discovery import discover
+from rewriter.engine.discovery import discover, gitignore_spec
 from rewriter.engine.report import error_line, plural
 from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, Totals
 
@@ -98,6 +98,18 @@ def err(message: str) -> None:
     typer.echo(message, err=True)
 
 
+def write_patch(patch: bytes) -> None:
+    """A patch is bytes in each file's own encoding: they go to stdout unchanged."""
+    sys.stdout.flush()
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is None:  # a text-only stdout (an embedding tool's): the closest text
+        sys.stdout.write(patch.decode("utf-8", "replace"))
+        sys.stdout.flush()
+        return
+    stream.write(patch)
+    stream.flush()
+
+
 def choose_format(value: str, choices: tuple[str, ...]) -> str:
     """``--format`` in any case (``JSON`` is ``json``); exits 2 on an unknown one."""
     chosen = value.lower()
@@ -142,6 +154,7 @@ def resolve_settings(
 ) -> Settings:
     """Settings from the nearest pyproject.toml, then the flags. Exits 2 on errors."""
     try:
+        check_exclude(exclude or (), "--exclude")
         settings = load_settings(paths[0] if paths else ".", pyproject=config)
         settings = with_overrides(
             settings,
@@ -172,8 +185,16 @@ def collect(paths: List[str], settings: Settings, totals: Totals, force_exclude:
 
 def exclusion(settings: Settings) -> Callable[[str], bool]:
     """Whether an ``exclude`` glob matches a path (taken relative to the working directory)."""
-    spec = pathspec.PathSpec.from_lines("gitwildmatch", settings.exclude)
+    spec = gitignore_spec(settings.exclude)
     return lambda path: spec.match_file(display_path(path))
+
+
+def check_jobs(jobs: int) -> int:
+    """The ``-j`` callback: a negative count is a one-line usage error, not a traceback from the pool."""
+    if jobs < 0:
+        err(f"gbfix: error: -j/--jobs must be 0 (one per CPU) or more, not {jobs}")
+        raise typer.Exit(EXIT_ERROR)
+    return jobs
 
 
 FORCE_EXCLUDE_HELP = "Apply exclude globs to files named on the command line too (for pre-commit)."
