@@ -33,6 +33,8 @@ from rewriter.runtime.trace import RecordedBreak, site_from_record
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BY_NAME = {candidate.name: candidate for candidate in CANDIDATES}
+_BOTH = "capture_scalar_outputs+capture_dynamic_output_shape_ops"
+_REORDER = "reorderable_logging_functions"
 
 
 def _site(reason: str, source: str = "", depth: int = 1, tmp_path=None) -> RecordedBreak:
@@ -82,6 +84,19 @@ def test_what_the_compiled_calls_printed(eager: list[str], compiled: list[str], 
     assert compare_printed(eager, compiled) == verdict
 
 
+def test_a_candidate_that_drops_logging_may_lose_log_lines_only() -> None:
+    eager = ["print: a", "log: INFO b", "log: INFO c"]
+    assert compare_printed(eager, ["print: a"], drops="log") == "2 log lines dropped"
+    assert compare_printed(eager, ["log: INFO b"], drops="log") == "2 lines lost"
+    assert compare_printed(eager, ["print: a"]) == "2 lines lost"
+    ignore = BY_NAME["ignore_logger_methods"]
+    advice = _advice(Run(ignore, stats=_stats(0, 1.0), printed="2 log lines dropped"), baseline=_stats(2, 0.5))
+    assert advice.recommended == advice.runs
+    assert "outputs equal, 2 log lines dropped under compile" in render(advice)
+    lost = Run(ignore, stats=_stats(0, 1.0), printed="2 lines lost")
+    assert _advice(lost, baseline=_stats(2, 0.5)).recommended == []
+
+
 def _stats(breaks: int, coverage: float, skipped: int = 0, compile_seconds: float = 1.0) -> CompileStats:
     stats = CompileStats(frames_total=skipped, ops_eager=100, ops_outside_graphs=round(100 * (1 - coverage)))
     stats.breaks = [BreakRecord("Dynamic shape operator", "r", "m.py", 1, "f", False) for _ in range(breaks)]
@@ -95,7 +110,9 @@ def _advice(*runs: Run, baseline: CompileStats) -> Advice:
 
 
 def test_only_what_kept_every_output_and_raised_coverage_is_recommended_best_first() -> None:
-    scalar, dynamic, both, nested, reorder, ignore, combo = CANDIDATES
+    scalar, dynamic, both = (BY_NAME[n] for n in ("capture_scalar_outputs", "capture_dynamic_output_shape_ops", _BOTH))
+    nested, reorder, ignore = (BY_NAME[n] for n in ("nested_graph_breaks", _REORDER, "ignore_logger_methods"))
+    combo = BY_NAME[f"{_BOTH}+{_REORDER}"]
     advice = _advice(
         Run(scalar, stats=_stats(3, 0.60)),  # raised coverage: recommended, second
         Run(dynamic, stats=_stats(0, 0.90)),  # best
@@ -122,7 +139,7 @@ def test_only_what_kept_every_output_and_raised_coverage_is_recommended_best_fir
 def test_a_recorded_baseline_asks_for_fewer_breaks() -> None:
     baseline = _stats(5, 0.0)
     baseline.ops_eager = 0  # a trace has no coverage
-    better, same = CANDIDATES[0], CANDIDATES[1]
+    better, same = BY_NAME["capture_scalar_outputs"], BY_NAME["capture_dynamic_output_shape_ops"]
     advice = _advice(Run(better, stats=_stats(2, 0.9)), Run(same, stats=_stats(5, 0.9)), baseline=baseline)
     assert [run.candidate.name for run in advice.recommended] == [better.name]
 

@@ -19,8 +19,9 @@ those runs:
   the outputs equal the baseline's eager outputs, whether the compiled calls
   printed, warned and logged what the eager calls did, or the error;
 * a candidate is recommended only when it kept every output equal, printed
-  every line (in any order: a reorder moves lines after the graph), and
-  raised graph coverage; best first.
+  every line (in any order: a reorder moves lines after the graph; a
+  candidate that drops logging under compile may lose log lines, and the
+  table says how many), and raised graph coverage; best first.
 
 ``--trace DIR`` takes the baseline's breaks from a recorded run instead of
 running it; coverage is then unknown, and a candidate must lower the number
@@ -33,6 +34,7 @@ import linecache
 import os
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
@@ -60,6 +62,8 @@ class Candidate:
     about: str
     #: each group must meet the baseline's break kinds for the candidate to run
     needs: tuple[frozenset[str], ...]
+    #: the kind of line it stops under compile by design ("log"): those lost are said, not held against it
+    drops: str = ""
 
 
 SCALAR, DYNAMIC, OUTPUT, NESTED = "scalar", "dynamic", "output", "nested"
@@ -94,6 +98,14 @@ CANDIDATES: tuple[Candidate, ...] = (
         {"ignore_logger_methods": list(_LOGGING)},
         "logging calls are not made under compile",
         (frozenset({OUTPUT}),),
+        drops="log",
+    ),
+    Candidate(
+        "reorderable_logging_functions+ignore_logger_methods",
+        {"reorderable_logging_functions": ["print", "warnings.warn"], "ignore_logger_methods": list(_LOGGING)},
+        "print and warnings.warn after the graph, logging calls not made under compile",
+        (frozenset({OUTPUT}),),
+        drops="log",
     ),
     Candidate(
         "nested_graph_breaks",
@@ -159,7 +171,7 @@ class Run:
     error: str = ""
     #: None when the outputs equal the baseline's eager outputs
     difference: Optional[str] = None
-    #: "same", "reordered", "3 lines lost", "differs", or "" when nothing was printed
+    #: "same", "reordered", "3 log lines dropped", "3 lines lost", "differs", or "" when nothing was printed
     printed: str = ""
     #: why it was not run ("" when it ran)
     skipped: str = ""
@@ -171,7 +183,7 @@ class Run:
 
     @property
     def kept_outputs(self) -> bool:
-        return self.ran and not self.error and self.difference is None and self.printed in ("", "same", "reordered")
+        return self.ran and not self.error and self.difference is None and _printed_kept(self.printed)
 
     def to_dict(self) -> dict[str, Any]:
         stats = self.stats
@@ -199,18 +211,31 @@ def helpers_skipped(stats: CompileStats) -> int:
     return sum(1 for name in stats.skipped_functions if "_gbfix_" in name)
 
 
-def compare_printed(eager: Sequence[str], compiled: Sequence[str]) -> str:
-    """How what the compiled calls printed relates to what the eager calls printed."""
+def compare_printed(eager: Sequence[str], compiled: Sequence[str], drops: str = "") -> str:
+    """How what the compiled calls printed relates to what the eager calls printed.
+
+    A reorder moves lines after the graph: the same lines in another order.
+    A candidate that ``drops`` a kind of line ("log") loses those by design;
+    that is said ("2 log lines dropped"), any other line lost is a loss.
+    """
     if not eager and not compiled:
         return ""
     if list(eager) == list(compiled):
         return "same"
-    if sorted(eager) == sorted(compiled):
+    missing, extra = Counter(eager) - Counter(compiled), Counter(compiled) - Counter(eager)
+    if not missing and not extra:
         return "reordered"
-    missing = len(eager) - len(compiled)
-    if missing > 0 and all(line in eager for line in compiled):
-        return f"{missing} line{'s' if missing != 1 else ''} lost"
-    return "differs"
+    if extra:
+        return "differs"
+    lost = sum(missing.values())
+    if drops and all(line.startswith(f"{drops}: ") for line in missing):
+        return f"{lost} {drops} line{'s' if lost != 1 else ''} dropped"
+    return f"{lost} line{'s' if lost != 1 else ''} lost"
+
+
+def _printed_kept(printed: str) -> bool:
+    """Every line printed, in any order, or only the lines the candidate drops by design."""
+    return printed in ("", "same", "reordered") or printed.endswith(" dropped")
 
 
 @dataclass(frozen=True)
@@ -260,7 +285,7 @@ def run_candidate(target: Target, candidate: Candidate, work: str) -> tuple[Run,
         run.error = result["compile_error"]["message"]
     printed = result.get("printed") or {}
     if not run.error:
-        run.printed = compare_printed(printed.get("eager", ()), printed.get("compiled", ()))
+        run.printed = compare_printed(printed.get("eager", ()), printed.get("compiled", ()), candidate.drops)
     return run, result, saved
 
 
@@ -282,7 +307,7 @@ class Advice:
         """The candidates a run proved: outputs kept, coverage raised (breaks cut, from a trace); best first."""
         base = self.baseline.stats
         proven = [run for run in self.runs if run.kept_outputs and run.stats is not None and _better(run.stats, base)]
-        return sorted(proven, key=lambda run: _rank(run.stats))  # type: ignore[arg-type]
+        return sorted(proven, key=_rank)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -309,8 +334,12 @@ def _better(stats: CompileStats, base: Optional[CompileStats]) -> bool:
     return fewer and len(stats.breaks) <= len(base.breaks) and stats.frames_skipped <= base.frames_skipped
 
 
-def _rank(stats: CompileStats) -> tuple[float, int, int, float]:
-    return (-(stats.coverage or 0.0), len(stats.breaks), stats.frames_skipped, stats.compile_seconds)
+def _rank(run: Run) -> tuple[float, int, int, int, float]:
+    """Coverage first, then fewer breaks and skips; among equals the fewer settings, then the faster compile."""
+    stats = run.stats
+    assert stats is not None
+    breaks, skipped = len(stats.breaks), stats.frames_skipped
+    return (-(stats.coverage or 0.0), breaks, skipped, len(run.candidate.config), stats.compile_seconds)
 
 
 def baseline_from_trace(path: str) -> CompileStats:
@@ -427,6 +456,8 @@ def _target(
         device = check_device(device)
         split_spec(entry, "--entry")
         split_spec(inputs, "--inputs")
+        if file and not os.path.isfile(file):
+            raise AdviseError(f"{file}: no such file")
         roots = [module_for(file, (entry, inputs), cwd)[1]] if file else []
     except (VerifyError, SetupError) as exc:
         raise AdviseError(str(exc)) from None
@@ -492,6 +523,8 @@ def gain(run: Run, baseline: Run) -> str:
         parts.append(f"graph coverage {base.coverage:.0%} -> {stats.coverage:.0%}")
     parts.append(f"graph breaks {len(base.breaks)} -> {len(stats.breaks)}")
     parts.append("outputs equal")
+    if run.printed.endswith(" dropped"):
+        parts.append(f"{run.printed} under compile")
     return ", ".join(parts)
 
 
