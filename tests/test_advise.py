@@ -16,8 +16,9 @@ from rewriter.runtime.advise import (
     BASELINE,
     CANDIDATES,
     DYNAMIC,
+    LOG,
     NESTED,
-    OUTPUT,
+    PRINT,
     SCALAR,
     Advice,
     Run,
@@ -27,6 +28,7 @@ from rewriter.runtime.advise import (
     relevant,
     render,
     setting_lines,
+    together,
 )
 from rewriter.runtime.measure import BreakRecord, CompileStats
 from rewriter.runtime.trace import RecordedBreak, site_from_record
@@ -53,8 +55,9 @@ def _site(reason: str, source: str = "", depth: int = 1, tmp_path=None) -> Recor
     [
         ("Unsupported Tensor.item() call with capture_scalar_outputs=False", "", 1, {SCALAR}),
         ("Dynamic shape operator", "", 1, {DYNAMIC}),
-        ("Attempted to call function marked as skipped", 'print("step", i)', 1, {OUTPUT}),
-        ("logging.Logger method not supported for non-export cases", "", 1, {OUTPUT}),
+        ("Attempted to call function marked as skipped", 'print("step", i)', 1, {PRINT}),
+        ("Attempted to call function marked as skipped", 'warnings.warn("w")', 1, {PRINT}),
+        ("logging.Logger method not supported for non-export cases", "", 1, {LOG}),
         ("Data-dependent branching", "", 3, {NESTED}),
     ],
 )
@@ -63,11 +66,28 @@ def test_the_kind_of_a_break(tmp_path, reason: str, source: str, depth: int, kin
 
 
 def test_a_candidate_runs_only_for_breaks_it_acts_on() -> None:
-    both = BY_NAME["capture_scalar_outputs+capture_dynamic_output_shape_ops+reorderable_logging_functions"]
+    outputs = BY_NAME[f"{_REORDER}+ignore_logger_methods"]
     assert relevant(BY_NAME["capture_scalar_outputs"], {SCALAR})
-    assert not relevant(BY_NAME["capture_scalar_outputs"], {DYNAMIC, OUTPUT})
-    assert relevant(BY_NAME["capture_scalar_outputs+capture_dynamic_output_shape_ops"], {DYNAMIC})
-    assert not relevant(both, {DYNAMIC}) and relevant(both, {DYNAMIC, OUTPUT})
+    assert not relevant(BY_NAME["capture_scalar_outputs"], {DYNAMIC, PRINT})
+    assert relevant(BY_NAME[_BOTH], {DYNAMIC})
+    assert not relevant(outputs, {PRINT}) and relevant(outputs, {PRINT, LOG})
+
+
+def test_one_more_candidate_sets_all_the_breaks_call_for() -> None:
+    assert together({SCALAR, NESTED}) is None
+    combined = together({SCALAR, LOG, NESTED})
+    assert combined is not None and combined.name == "capture_scalar_outputs+ignore_logger_methods"
+    assert combined.drops == "log" and relevant(combined, {SCALAR, LOG})
+    assert set(combined.config) == {"capture_scalar_outputs", "ignore_logger_methods"}
+
+
+def test_settings_joined_by_plus_name_a_candidate() -> None:
+    from rewriter.runtime.advise import AdviseError, _chosen
+
+    (chosen,) = _chosen(["ignore_logger_methods+capture_scalar_outputs"])
+    assert chosen.config["capture_scalar_outputs"] is True and chosen.drops == "log"
+    with pytest.raises(AdviseError, match="unknown setting"):
+        _chosen(["capture_scalar_outputs+turbo"])
 
 
 @pytest.mark.parametrize(
@@ -112,7 +132,7 @@ def _advice(*runs: Run, baseline: CompileStats) -> Advice:
 def test_only_what_kept_every_output_and_raised_coverage_is_recommended_best_first() -> None:
     scalar, dynamic, both = (BY_NAME[n] for n in ("capture_scalar_outputs", "capture_dynamic_output_shape_ops", _BOTH))
     nested, reorder, ignore = (BY_NAME[n] for n in ("nested_graph_breaks", _REORDER, "ignore_logger_methods"))
-    combo = BY_NAME[f"{_BOTH}+{_REORDER}"]
+    combo = BY_NAME[f"{_REORDER}+ignore_logger_methods"]
     advice = _advice(
         Run(scalar, stats=_stats(3, 0.60)),  # raised coverage: recommended, second
         Run(dynamic, stats=_stats(0, 0.90)),  # best
@@ -130,7 +150,7 @@ def test_only_what_kept_every_output_and_raised_coverage_is_recommended_best_fir
         assert verdict in text
     assert f"not run: {combo.name} (no print, warning or logging break in any run)" in text
     assert "GuardOnDataDependentSymNode" in text
-    assert "graph coverage 50% -> 90%, graph breaks 5 -> 0, outputs equal" in text
+    assert "graph coverage 50.0% -> 90.0%, graph breaks 5 -> 0, outputs equal" in text
     data = advice.to_dict()
     assert data["recommended"] == [dynamic.name, scalar.name]
     assert data["candidates"][2]["error"].startswith("GuardOnDataDependentSymNode")
@@ -182,7 +202,7 @@ def test_dry_run_goes_with_write() -> None:
 
 def test_an_unknown_candidate_is_a_usage_error() -> None:
     result = CliRunner().invoke(app, ["advise", "--entry", "m:f", "--inputs", "m:g", "--candidate", "turbo"])
-    assert result.exit_code == 2 and "unknown candidate(s): turbo" in result.stderr
+    assert result.exit_code == 2 and "unknown setting(s): turbo" in result.stderr
 
 
 def test_sandbox_settings_name_callables_by_dotted_name() -> None:
@@ -224,7 +244,7 @@ TOY = textwrap.dedent("""\
 def test_advise_runs_the_candidates_and_writes_the_winner(tmp_path) -> None:
     """The print hides behind the nonzero: only the combination removes both, and it is proven and written."""
     (tmp_path / "toy.py").write_text(TOY)
-    combo = "capture_scalar_outputs+capture_dynamic_output_shape_ops+reorderable_logging_functions"
+    combo = f"{_BOTH}+{_REORDER}+ignore_logger_methods"
     base = [sys.executable, "-m", "rewriter", "advise", "toy.py", "--entry", "toy:route", "--inputs"]
     base += ["toy:example_inputs", "--device", "cpu", "--candidate", combo]
     command = [*base, "--candidate", "capture_dynamic_output_shape_ops", "--write", "--dry-run"]
@@ -233,8 +253,8 @@ def test_advise_runs_the_candidates_and_writes_the_winner(tmp_path) -> None:
     assert result.returncode == 1, result.stderr
     rows = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines() if line.startswith("  ")}
     # breaks, skipped (h), coverage, graphs, compile s, outputs, printed, verdict
-    assert rows["none"][:3] == ["1", "1", "(0)"] and rows["none"][3] == "0%"
-    assert rows[combo][:4] == ["0", "0", "(0)", "100%"] and rows[combo][6:] == ["equal", "same", "recommended", "(1)"]
+    assert rows["none"][:3] == ["1", "1", "(0)"] and rows["none"][3] == "0.0%"
+    assert rows[combo][:4] == ["0", "0", "(0)", "100.0%"] and rows[combo][6:] == ["equal", "same", "recommended", "(1)"]
     assert rows["capture_dynamic_output_shape_ops"][-2:] == ["no", "gain"]
     assert "+torch._dynamo.config.capture_dynamic_output_shape_ops = True" in result.stdout
     assert (tmp_path / "toy.py").read_text() == TOY

@@ -13,11 +13,11 @@ from rewriter.cli.app import err, write_patch
 from rewriter.engine.diffs import display_path, unified_diff
 from rewriter.engine.fileio import FileChanged, SourceError, atomic_write, encode_source, read_source
 from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
-from rewriter.runtime.advise import CANDIDATES, Advice, AdviseError, gain, render, setting_lines
+from rewriter.runtime.advise import SETTINGS, Advice, AdviseError, gain, render, setting_lines
 from rewriter.runtime.advise import advise as run_advice
 
 #: the candidates' names, for --help
-_NAMES = ", ".join(candidate.name for candidate in CANDIDATES)
+_NAMES = ", ".join(SETTINGS)
 
 
 def advise(
@@ -39,7 +39,7 @@ def advise(
         None,
         "--candidate",
         metavar="NAME",
-        help=f"Only this candidate (repeatable): {_NAMES}.",
+        help=f"Only this candidate (repeatable): a setting or settings joined by + ({_NAMES}).",
     ),
     every: bool = typer.Option(
         False, "--all", help="Run every candidate, even when the baseline has no break it acts on."

@@ -66,64 +66,76 @@ class Candidate:
     drops: str = ""
 
 
-SCALAR, DYNAMIC, OUTPUT, NESTED = "scalar", "dynamic", "output", "nested"
-_DATA = frozenset({SCALAR, DYNAMIC})
-CANDIDATES: tuple[Candidate, ...] = (
-    Candidate(
-        "capture_scalar_outputs",
+SCALAR, DYNAMIC, PRINT, LOG, NESTED = "scalar", "dynamic", "print", "log", "nested"
+#: one setting each: (its config, what it does, the kind of break it acts on, the lines it drops)
+SETTINGS: dict[str, tuple[dict[str, Any], str, str, str]] = {
+    "capture_scalar_outputs": (
         {"capture_scalar_outputs": True},
         "reads of a tensor's values (.item(), .tolist()) are traced as symbolic numbers",
-        (frozenset({SCALAR}),),
+        SCALAR,
+        "",
     ),
-    Candidate(
-        "capture_dynamic_output_shape_ops",
+    "capture_dynamic_output_shape_ops": (
         {"capture_dynamic_output_shape_ops": True},
         "ops whose output shape depends on the data (nonzero, unique) are traced",
-        (frozenset({DYNAMIC}),),
+        DYNAMIC,
+        "",
     ),
-    Candidate(
-        "capture_scalar_outputs+capture_dynamic_output_shape_ops",
-        {"capture_scalar_outputs": True, "capture_dynamic_output_shape_ops": True},
-        "both: data-dependent values and shapes are traced",
-        (_DATA,),
-    ),
-    Candidate(
-        "reorderable_logging_functions",
+    "reorderable_logging_functions": (
         {"reorderable_logging_functions": ["print", "warnings.warn"]},
         "print and warnings.warn run after the graph",
-        (frozenset({OUTPUT}),),
+        PRINT,
+        "",
     ),
-    Candidate(
-        "ignore_logger_methods",
+    "ignore_logger_methods": (
         {"ignore_logger_methods": list(_LOGGING)},
         "logging calls are not made under compile",
-        (frozenset({OUTPUT}),),
-        drops="log",
+        LOG,
+        "log",
     ),
-    Candidate(
-        "reorderable_logging_functions+ignore_logger_methods",
-        {"reorderable_logging_functions": ["print", "warnings.warn"], "ignore_logger_methods": list(_LOGGING)},
-        "print and warnings.warn after the graph, logging calls not made under compile",
-        (frozenset({OUTPUT}),),
-        drops="log",
-    ),
-    Candidate(
-        "nested_graph_breaks",
+    "nested_graph_breaks": (
         {"nested_graph_breaks": True},
         "a break inside a called function resumes there instead of at the call",
-        (frozenset({NESTED}),),
+        NESTED,
+        "",
     ),
-    Candidate(
-        "capture_scalar_outputs+capture_dynamic_output_shape_ops+reorderable_logging_functions",
-        {
-            "capture_scalar_outputs": True,
-            "capture_dynamic_output_shape_ops": True,
-            "reorderable_logging_functions": ["print", "warnings.warn"],
-        },
-        "data-dependent values and shapes traced, print and warnings.warn after the graph",
-        (_DATA, frozenset({OUTPUT})),
-    ),
+}
+#: the setting for each kind of break, for the candidate that sets all the runs call for
+_FOR_KIND = {kind: name for name, (_, _, kind, _) in SETTINGS.items() if kind != NESTED}
+
+
+def combine(names: Sequence[str], needs: Optional[tuple[frozenset[str], ...]] = None) -> Candidate:
+    """The candidate making the settings ``names`` together; it runs when the breaks seen meet ``needs``.
+
+    By default each setting needs its own kind of break; raises KeyError on an unknown name.
+    """
+    config: dict[str, Any] = {}
+    for name in names:
+        config.update(SETTINGS[name][0])
+    return Candidate(
+        "+".join(names),
+        config,
+        "; ".join(SETTINGS[name][1] for name in names),
+        needs if needs is not None else tuple(frozenset({SETTINGS[name][2]}) for name in names),
+        drops=next((SETTINGS[name][3] for name in names if SETTINGS[name][3]), ""),
+    )
+
+
+#: tried in this order, each when a run showed a break it acts on; :func:`together` adds one more
+CANDIDATES: tuple[Candidate, ...] = (
+    *(combine([name]) for name in SETTINGS),
+    # a nonzero() often comes with a read of its size: either kind calls for both
+    combine(["capture_scalar_outputs", "capture_dynamic_output_shape_ops"], (frozenset({SCALAR, DYNAMIC}),)),
+    combine(["reorderable_logging_functions", "ignore_logger_methods"]),
 )
+
+
+def together(kinds: set[str]) -> Optional[Candidate]:
+    """The candidate making every setting the breaks seen call for (nested breaks aside); None for fewer than two."""
+    names = [name for kind, name in _FOR_KIND.items() if kind in kinds]
+    return combine(names) if len(names) > 1 else None
+
+
 BASELINE = Candidate("none", {}, "no change", ())
 
 
@@ -145,10 +157,10 @@ def break_kinds(site: RecordedBreak) -> set[str]:
         kinds.add(SCALAR)
     if any(word in text for word in ("dynamic shape operator", "capture_dynamic_output_shape_ops", "nonzero")):
         kinds.add(DYNAMIC)
-    if any(word in text for word in ("logger", "logging", "print", "reorder")) or any(
-        word in source for word in ("print(", "warn(", "logger.", "logging.", "log.")
-    ):
-        kinds.add(OUTPUT)
+    if "logger" in text or "logging" in text or any(word in source for word in ("logger.", "logging.", "log.")):
+        kinds.add(LOG)
+    if "print" in text or "warnings.warn" in text or any(word in source for word in ("print(", "warnings.warn(")):
+        kinds.add(PRINT)
     if len(site.traced_stack) > 1:
         kinds.add(NESTED)
     return kinds
@@ -395,7 +407,6 @@ def advise(
     started = time.perf_counter()
     target = _target(entry, inputs, file, device, backend, cwd, timeout)
     chosen = _chosen(candidates)
-    every = every or bool(candidates)
     with tempfile.TemporaryDirectory(prefix="gbfix-advise-") as work:
         if trace:
             baseline = Run(BASELINE, stats=baseline_from_trace(trace))
@@ -407,7 +418,8 @@ def advise(
                 raise AdviseError(f"the entry does not compile as it is: {baseline.error}")
             reference, info = saved.get("eager"), {k: result.get(k) for k in ("torch", "device")}
         assert baseline.stats is not None
-        runs = _rounds(target, chosen, baseline, reference, work, every, info)
+        named = bool(candidates)
+        runs = _rounds(target, chosen, baseline, reference, work, every or named, info, named)
     return Advice(target, baseline, runs, "trace " + trace if trace else "run", info, time.perf_counter() - started)
 
 
@@ -419,16 +431,23 @@ def _rounds(
     work: str,
     every: bool,
     info: dict[str, Any],
+    named: bool = False,
 ) -> list[Run]:
     """Run the candidates the breaks seen so far call for, until no run shows a new kind of break.
 
     A break inside a loop makes Dynamo skip the frame at the first one: the
     breaks after it show only once a setting removes it (a ``print`` behind
-    a ``nonzero``), and then the candidates for them run too.
+    a ``nonzero``), and then the candidates for them run too, with one that
+    makes every setting the breaks seen call for (unless the candidates
+    were ``named``).
     """
     done: dict[str, Run] = {}
     kinds = _kinds(baseline)
+    chosen = list(chosen)
     while True:
+        combined = None if named else together(kinds)
+        if combined is not None and all(c.name != combined.name for c in chosen):
+            chosen.append(combined)
         due = [c for c in chosen if c.name not in done and (every or relevant(c, kinds))]
         if not due:
             break
@@ -465,20 +484,29 @@ def _target(
 
 
 def _chosen(names: Optional[Sequence[str]]) -> list[Candidate]:
+    """The candidates named (a setting, or settings joined by ``+``), or all of them."""
     if not names:
         return list(CANDIDATES)
-    by_name = {c.name: c for c in CANDIDATES}
-    unknown = [name for name in names if name not in by_name]
+    unknown = sorted({part for name in names for part in name.split("+") if part not in SETTINGS})
     if unknown:
-        raise AdviseError(f"unknown candidate(s): {', '.join(unknown)}; known: {', '.join(by_name)}")
-    return [by_name[name] for name in names]
+        raise AdviseError(
+            f"unknown setting(s): {', '.join(unknown)}; known: {', '.join(SETTINGS)} (join several with +)"
+        )
+    return [combine(list(dict.fromkeys(name.split("+")))) for name in dict.fromkeys(names)]
+
+
+_WORDS = {
+    SCALAR: "read of a tensor's value",
+    DYNAMIC: "data-dependent shape",
+    PRINT: "print or warning",
+    LOG: "logging",
+    NESTED: "nested",
+}
 
 
 def _why_not(candidate: Candidate, kinds: set[str]) -> str:
     missing = next(group for group in candidate.needs if not group & kinds)
-    words = {SCALAR: "read of a tensor's value", DYNAMIC: "data-dependent shape", OUTPUT: "print, warning or logging"}
-    words[NESTED] = "break inside a called function"
-    return f"no {' or '.join(words[k] for k in sorted(missing))} break in any run"
+    return f"no {' or '.join(_WORDS[k] for k in sorted(missing))} break in any run"
 
 
 def _difference(reference: Any, saved: dict[str, Any], backend: str) -> Optional[str]:
@@ -520,7 +548,7 @@ def gain(run: Run, baseline: Run) -> str:
     assert stats is not None and base is not None
     parts = []
     if base.coverage is not None and stats.coverage is not None:
-        parts.append(f"graph coverage {base.coverage:.0%} -> {stats.coverage:.0%}")
+        parts.append(f"graph coverage {base.coverage:.1%} -> {stats.coverage:.1%}")
     parts.append(f"graph breaks {len(base.breaks)} -> {len(stats.breaks)}")
     parts.append("outputs equal")
     if run.printed.endswith(" dropped"):
@@ -568,7 +596,7 @@ def _row(run: Run, verdict: str, recorded: bool = False) -> tuple[str, ...]:
     stats = run.stats
     if stats is None:
         return (run.candidate.name, "-", "-", "-", "-", "-", "-", "-", verdict)
-    coverage = "-" if stats.coverage is None else f"{stats.coverage:.0%}"
+    coverage = "-" if stats.coverage is None else f"{stats.coverage:.1%}"
     compile_s = f"{stats.compile_seconds:.1f}" if stats.compile_seconds else "-"
     outputs = "-" if run.error or recorded else ("equal" if run.difference is None else "DIFFER")
     return (
