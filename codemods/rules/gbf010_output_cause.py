@@ -68,6 +68,12 @@ Rewritten
     it; ``--ignore GBF010`` gives the structural fixes back, and ``--select``
     chooses among them.
 
+    Settings that remove other kinds of break (``capture_scalar_outputs``
+    for ``.item()``, ``capture_dynamic_output_shape_ops`` for ``nonzero()``)
+    are not placed by a rule: they help one model and make another fail to
+    compile. ``gbfix advise`` tries them, and the logging settings above, on
+    a run of the program and recommends only what kept its outputs.
+
 Fix safety
     Safe: reordering a ``print`` in the function the file compiles itself,
     whose arguments Dynamo keeps (tensors, reductions, constants,
