@@ -195,6 +195,17 @@ def test_settings_go_before_the_first_compile_once() -> None:
     assert insert_before_compile("import torch\n", ["x = 1"]) is None
 
 
+def test_no_setting_is_written_into_installed_code(tmp_path) -> None:
+    import logging
+
+    import typer
+
+    from rewriter.cli.advise import installed
+
+    assert installed(logging.__file__) and installed(typer.__file__)
+    assert not installed(str(tmp_path / "train.py")) and not installed(__file__)
+
+
 def test_dry_run_goes_with_write() -> None:
     result = CliRunner().invoke(app, ["advise", "--entry", "m:f", "--inputs", "m:g", "--dry-run"])
     assert result.exit_code == 2 and "--dry-run goes with --write" in result.stderr

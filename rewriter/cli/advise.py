@@ -103,6 +103,10 @@ def _write(advice: Advice, file: Optional[str], dry_run: bool) -> int:
     if file is None:
         err("gbfix: error: name the FILE that compiles the entry, to --write the setting into")
         return EXIT_ERROR
+    if installed(file):
+        # A process-wide setting in a library would change every program that imports it.
+        err(f"gbfix: error: {display_path(file)} is installed library code; name your FILE that compiles the entry")
+        return EXIT_ERROR
     try:
         source = read_source(file)
     except SourceError as exc:
@@ -130,6 +134,18 @@ def _write(advice: Advice, file: Optional[str], dry_run: bool) -> int:
         return EXIT_ERROR
     err(f"rewrote {display_path(file)}")
     return EXIT_CLEAN
+
+
+def installed(path: str) -> bool:
+    """Whether ``path`` is in an installed package or the standard library, not the user's own code."""
+    import sysconfig
+
+    real = os.path.realpath(path)
+    if any(part in ("site-packages", "dist-packages") for part in real.split(os.sep)):
+        return True
+    paths = sysconfig.get_paths()
+    roots = {os.path.realpath(paths[key]) for key in ("purelib", "platlib", "stdlib") if key in paths}
+    return any(real.startswith(root + os.sep) for root in roots)
 
 
 def _entry_file(entry: str) -> Optional[str]:
