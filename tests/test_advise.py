@@ -195,6 +195,23 @@ def test_settings_go_before_the_first_compile_once() -> None:
     assert insert_before_compile("import torch\n", ["x = 1"]) is None
 
 
+def test_a_setting_for_a_compiled_method_goes_before_its_class() -> None:
+    source = textwrap.dedent("""\
+        import torch
+
+
+        class Net(torch.nn.Module):
+            @torch.compile
+            def forward(self, x):
+                return x * 2
+        """)
+    new = insert_before_compile(source, ["torch._dynamo.config.capture_scalar_outputs = True"])
+    assert new is not None and new.splitlines()[3:5] == [
+        "torch._dynamo.config.capture_scalar_outputs = True",
+        "class Net(torch.nn.Module):",
+    ]
+
+
 def test_no_setting_is_written_into_installed_code(tmp_path) -> None:
     import logging
 

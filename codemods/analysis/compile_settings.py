@@ -39,7 +39,8 @@ def insert_before_compile(source: str, lines: Sequence[str], imports: Sequence[s
     wanted = [line for line in lines if _code(line) not in present]
     if not wanted:
         return source
-    new = module.visit(_InsertBefore(statements[0], [_statement(line) for line in wanted]))
+    target = _outside_class_bodies(module, statements[0])
+    new = module.visit(_InsertBefore(target, [_statement(line) for line in wanted]))
     if imports:
         new = AddImportsVisitor(CodemodContext(), [ImportItem(name) for name in imports]).transform_module(new)
     return new.code
@@ -54,6 +55,42 @@ def _statement(line: str) -> cst.SimpleStatementLine:
     statement = cst.parse_statement(line + "\n")
     assert isinstance(statement, cst.SimpleStatementLine)
     return statement
+
+
+def _outside_class_bodies(module: cst.Module, statement: cst.BaseStatement) -> cst.BaseStatement:
+    """``statement``, or the class it is a method of (the outermost of nested classes).
+
+    A setting in a class body would run while the class is defined: before
+    the class reads better, and it is the same moment.
+    """
+    finder = _Enclosing(statement)
+    module.visit(finder)
+    return finder.found or statement
+
+
+class _Enclosing(cst.CSTVisitor):
+    def __init__(self, target: cst.BaseStatement) -> None:
+        super().__init__()
+        self.target = target
+        self.stack: list[cst.CSTNode] = []
+        self.found: Optional[cst.BaseStatement] = None
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.target:
+            outermost = None
+            for enclosing in reversed(self.stack):
+                if not isinstance(enclosing, cst.ClassDef):
+                    break
+                outermost = enclosing
+            self.found = outermost
+            return False
+        if isinstance(node, (cst.ClassDef, cst.FunctionDef)):
+            self.stack.append(node)
+        return self.found is None
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self.stack and self.stack[-1] is original_node:
+            self.stack.pop()
 
 
 class _InsertBefore(cst.CSTTransformer):
