@@ -54,7 +54,7 @@ def advise(
     as_json: bool = typer.Option(False, "--json", help="Print the runs and the recommendation as JSON."),
     timeout: float = typer.Option(900.0, "--timeout", metavar="SECONDS", help="Seconds each run may take."),
 ) -> None:
-    """Try Dynamo settings on an entry and recommend the ones a run proved.
+    """Try Dynamo settings on an entry; recommend what runs proved.
 
     The entry runs as it is, then once per candidate setting (capture_scalar_outputs,
     capture_dynamic_output_shape_ops, the logging settings, nested_graph_breaks and

@@ -51,8 +51,16 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-#: how the parent starts a side: works from a checkout that is not installed too
-_BOOT = "import sys; sys.path.append({root!r}); from rewriter.runtime.sandbox import main; sys.exit(main(sys.argv[1]))"
+#: the directory holding this gbfix's ``rewriter`` package (a checkout, or site-packages)
+_ROOT = os.path.dirname(os.path.dirname(_HERE))
+#: how the parent starts a side: with the parent's own gbfix, installed or a checkout. Its root
+#: comes first only while gbfix is imported (another gbfix installed must not answer instead), then
+#: goes last, so that a checkout's folders (examples/, tests/) never shadow the user's modules.
+_BOOT = (
+    "import sys; sys.path.insert(0, {root!r}); import rewriter, codemods; "
+    "from rewriter.runtime.sandbox import main; sys.path.remove({root!r}); sys.path.append({root!r}); "
+    "sys.exit(main(sys.argv[1]))"
+)
 EXIT_SIDE_ERROR = 3
 
 
@@ -89,7 +97,7 @@ class Request:
 
 def command(request_path: str) -> list[str]:
     """The argv that runs one side for the request stored at ``request_path``."""
-    return [sys.executable, "-c", _BOOT.format(root=os.path.dirname(_HERE)), request_path]
+    return [sys.executable, "-c", _BOOT.format(root=_ROOT), request_path]
 
 
 class SetupError(Exception):
