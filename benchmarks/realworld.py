@@ -76,6 +76,8 @@ class Settings:
     min_time: float = 0.0
     #: time both package copies in one process (off for the smoke test: it checks, it does not time)
     pair: bool = True
+    #: options ``gbfix apply`` gets besides ``--dry-run`` (``--ignore GBF010``, ``--unsafe-fixes``)
+    apply_options: tuple[str, ...] = ()
 
 
 # -- subprocesses -------------------------------------------------------------------------
@@ -278,7 +280,7 @@ def run_after(
     instead of measuring identical code twice.
     """
     copy.restore()
-    args = ["apply", "--dry-run", *files]
+    args = ["apply", "--dry-run", *settings.apply_options, *files]
     if mode == "trace":
         args[2:2] = ["--trace", trace_dir or ""]
     started = time.perf_counter()
@@ -478,6 +480,10 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument("--gbfix-root", default=REPO, help="directory holding the gbfix code (rewriter/)")
     parser.add_argument("--results", default=os.path.join(HERE, "results"), help="where the report goes")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per step")
+    parser.add_argument(
+        "--ignore", metavar="CODES", help="rules gbfix apply leaves out (GBF010: structural rules only)"
+    )
+    parser.add_argument("--unsafe-fixes", action="store_true", help="gbfix apply makes unsafe fixes too")
     parser.add_argument("--smoke", action="store_true", help="one small model, static mode; for CI")
     parser.add_argument("--list", action="store_true", help="print the zoo and exit")
     return parser.parse_args(argv)
@@ -498,6 +504,10 @@ def settings_from(args: argparse.Namespace) -> Settings:
         timeout=args.timeout,
         timings_only=medium,
         min_time=args.min_time,
+        apply_options=(
+            *(("--ignore", args.ignore) if args.ignore else ()),
+            *(("--unsafe-fixes",) if args.unsafe_fixes else ()),
+        ),
     )
 
 

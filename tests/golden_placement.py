@@ -134,6 +134,10 @@ def check_case(case: Case) -> None:
             check_placement(case)
     elif kind == "strict":
         check_strict(case)
+    elif kind == "cause":
+        from tests.golden_cause import check_cause
+
+        check_cause(case)
     else:
         raise AssertionError(f"{case}: unknown GOLDEN_KIND {kind!r}")
 

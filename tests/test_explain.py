@@ -52,7 +52,8 @@ def explained():
 @pytest.mark.parametrize(
     ("key", "codes", "line"),
     [
-        (("golden/GBF001/plain.in.py", 9, True), ("GBF001",), 7),
+        # the recorded print runs compiled: GBF010 names its (unsafe) guard too
+        (("golden/GBF001/plain.in.py", 9, True), ("GBF001", "GBF010"), 7),
         (("golden/GBF003/reference_outline.in.py", 17, True), ("GBF003",), 15),
         (("golden/GBF004/reference.in.py", 9, True), ("GBF004",), 7),
         (("tests/fixtures/traces/project/src/model.py", 16, True), ("GBF001",), 15),
@@ -152,7 +153,8 @@ def test_explain_command_prints_and_exits_1_on_skipped_frames(monkeypatch, expla
         CliRunner().invoke(app, ["explain", "x.py", "--entry", "a:b", "--inputs", "a:c", "--json"]).stdout
     )
     (only,) = data["breaks"]
-    assert (only["gb_code"], only["skip_code"], only["fix"]["rules"]) == ("GB0059", "GB7000", ["GBF001"])
+    rules = ["GBF001", "GBF010"]
+    assert (only["gb_code"], only["skip_code"], only["fix"]["rules"]) == ("GB0059", "GB7000", rules)
     assert only["doc_url"].endswith("/gb/gb0059.html") and data["skipped_frames"] == ["step"]
 
 

@@ -9,6 +9,12 @@ same-module helper which breaks is a loop with a break. This module marks:
   same module whose body breaks;
 * every ``FunctionDef`` whose body breaks.
 
+A call under a guard that is false while Dynamo traces
+(``if not torch.compiler.is_compiling():``, or the ``else`` of
+``if torch.compiler.is_compiling():``) is not a break: Dynamo never traces
+that branch (measured on torch 2.13: a loop whose ``print`` is so guarded
+compiles into one graph).
+
 It is a batchable libcst metadata provider, so rules ask for it like any
 other metadata, it is computed once per tree, and its walk is shared with
 the other providers of its round.
@@ -28,6 +34,7 @@ from codemods.analysis.catalogue import (
     CONDITION,
     CONDITION_CALLS,
     LOGGER_NAMES,
+    BreakCall,
     logger_entry,
     method_entry,
 )
@@ -44,6 +51,10 @@ class BreakReason:
     reason: str
     raises: bool = True
     via: str = ""
+    #: the catalogue's output family of a direct call (``print``, ``warn``, ``logging``, ``logger``), else ""
+    cause: str = ""
+    #: the catalogue entry a direct call matched (``builtins.print``; a logger method's name)
+    entry: str = ""
 
     def describe(self) -> str:
         return f"{self.reason} (via {self.via})" if self.via else self.reason
@@ -85,13 +96,17 @@ class _Collector(ScopeTracker):
         #: breaking calls, and ``if`` tests that branch on a tensor's values
         self.direct_calls: dict[cst.CSTNode, BreakReason] = {}
         #: ``if`` tests that call a condition name (``mask.any()``), with their function
-        self._conditions: list[tuple[cst.BaseExpression, _Function]] = []
+        self._conditions: list[tuple[cst.BaseExpression, _Function, tuple[_Guard, ...]]] = []
         #: function node id -> what its expressions are (for the data-dependent entries)
         self._tensor_facts: dict[int, TensorFacts] = {}
         self._module: Optional[cst.Module] = None
         self._torch_names: Optional[frozenset[str]] = None
         #: in walk order: calls (with the function they are in) and assignments, with their scope
-        self._events: list[tuple[Union[cst.Call, cst.Assign], Optional[_Function], Scope]] = []
+        #: and the ``if`` tests that may keep them from running while Dynamo traces
+        self._events: list[tuple[Union[cst.Call, cst.Assign], Optional[_Function], Scope, tuple[_Guard, ...]]] = []
+        #: id of a suite (an ``if`` body, an ``else``, an ``elif``) -> the guard that runs it only in eager
+        self._guarded_suites: dict[int, _Guard] = {}
+        self._guards: list[_Guard] = []
 
     # -- scopes -------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -123,9 +138,54 @@ class _Collector(ScopeTracker):
         self._func_stack.pop()
 
     # -- facts --------------------------------------------------------------
+    # -- guards: branches that never run under Dynamo ------------------------
+    def visit_If(self, node: cst.If) -> None:
+        self._enter_suite(node)  # an ``elif`` is the suite of the ``if`` before it
+        if self._func_stack and _calls_a_condition(node.test):
+            self._conditions.append((node.test, self._func_stack[-1], tuple(self._guards)))
+        test = compiling_test(node.test)
+        if test is None:
+            return
+        call, negated = test
+        guard = _Guard(call, self._scope)
+        if negated:
+            self._guarded_suites[id(node.body)] = guard
+        elif node.orelse is not None:
+            self._guarded_suites[id(node.orelse)] = guard
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._leave_suite(original_node)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._enter_suite(node)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        self._leave_suite(original_node)
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._enter_suite(node)
+
+    def leave_SimpleStatementSuite(self, original_node: cst.SimpleStatementSuite) -> None:
+        self._leave_suite(original_node)
+
+    def visit_Else(self, node: cst.Else) -> None:
+        self._enter_suite(node)
+
+    def leave_Else(self, original_node: cst.Else) -> None:
+        self._leave_suite(original_node)
+
+    def _enter_suite(self, node: cst.CSTNode) -> None:
+        guard = self._guarded_suites.get(id(node))
+        if guard is not None:
+            self._guards.append(guard)
+
+    def _leave_suite(self, node: cst.CSTNode) -> None:
+        if id(node) in self._guarded_suites:
+            self._guards.pop()
+
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
-        self._events.append((node, None, self._scope))
+        self._events.append((node, None, self._scope, ()))
         if self._class_stack and self._func_stack:
             names = [dotted_name(target.target) for target in node.targets]
             attrs_set = [n[5:] for n in names if n and n.startswith("self.") and n.count(".") == 1]
@@ -147,16 +207,13 @@ class _Collector(ScopeTracker):
     def visit_Module(self, node: cst.Module) -> None:
         self._module = node
 
-    def visit_If(self, node: cst.If) -> None:
-        if self._func_stack and _calls_a_condition(node.test):
-            self._conditions.append((node.test, self._func_stack[-1]))
-
     def visit_Call(self, node: cst.Call) -> None:
-        self._events.append((node, self._func_stack[-1] if self._func_stack else None, self._scope))
+        fn = self._func_stack[-1] if self._func_stack else None
+        self._events.append((node, fn, self._scope, tuple(self._guards)))
 
     def replay(self) -> None:
         """Read the recorded calls and assignments in walk order, every binding known."""
-        for node, fn, scope in self._events:
+        for node, fn, scope, guards in self._events:
             if isinstance(node, cst.Assign):
                 # An assigned call is read in the assignment's scope.
                 value = node.value
@@ -166,6 +223,8 @@ class _Collector(ScopeTracker):
                         if name:
                             self.logger_names.add(name)
                 continue
+            if any(guard.holds() for guard in guards):
+                continue  # a branch Dynamo never traces
             reason = self._catalogue_reason(node, scope, fn)
             if reason is not None:
                 self.direct_calls[node] = reason
@@ -176,9 +235,9 @@ class _Collector(ScopeTracker):
                 name = dotted_name(node.func)
                 if name:
                     fn.callees.append((node, name))
-        for test, fn in self._conditions:
-            if _branches_on_tensor(test, self.tensor_facts(fn)):
-                reason = BreakReason(CONDITION.reason, CONDITION.raises)
+        for test, fn, guards in self._conditions:
+            if not any(guard.holds() for guard in guards) and _branches_on_tensor(test, self.tensor_facts(fn)):
+                reason = _reason(CONDITION)
                 self.direct_calls[test] = reason
                 if fn.direct is None:
                     fn.direct = reason
@@ -199,10 +258,10 @@ class _Collector(ScopeTracker):
         for qname in names_in(scope, node):
             entry = BY_QUALIFIED.get(qname)
             if entry is not None and (entry.arity is None or _positional(node) == entry.arity):
-                return BreakReason(entry.reason, entry.raises)
+                return _reason(entry)
             entry = BY_TENSOR_READ.get(qname)
             if entry is not None and fn is not None and _reads_a_tensor(node, self.tensor_facts(fn)):
-                return BreakReason(entry.reason, entry.raises)
+                return _reason(entry)
         func = node.func
         if not isinstance(func, cst.Attribute):
             return None
@@ -211,7 +270,46 @@ class _Collector(ScopeTracker):
         if entry is None:
             receiver = dotted_name(func.value)
             entry = logger_entry(method, receiver if receiver in self.logger_names else None)
-        return BreakReason(entry.reason, entry.raises) if entry is not None else None
+        return _reason(entry) if entry is not None else None
+
+
+def _reason(entry: BreakCall) -> BreakReason:
+    return BreakReason(entry.reason, entry.raises, cause=entry.cause, entry=entry.name)
+
+
+#: functions that answer True while Dynamo traces (and False in eager)
+IS_COMPILING = frozenset(
+    {
+        "torch.compiler.is_compiling",
+        "torch.compiler.is_dynamo_compiling",
+        "torch._dynamo.is_compiling",
+        "torch._dynamo.external_utils.is_compiling",
+        "torch._utils.is_compiling",
+    }
+)
+
+
+def compiling_test(test: cst.BaseExpression) -> Optional[tuple[cst.Call, bool]]:
+    """``(call, negated)`` when ``test`` is ``f()`` or ``not f()`` with no arguments, else None.
+
+    Whether ``f`` is one of :data:`IS_COMPILING` is decided by name later, in the test's scope.
+    """
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    call = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
+    if isinstance(call, cst.Call) and not call.args:
+        return call, negated
+    return None
+
+
+@dataclass(frozen=True)
+class _Guard:
+    """An ``if`` test that may keep a suite from running under Dynamo, read in its scope."""
+
+    call: cst.Call
+    scope: Scope
+
+    def holds(self) -> bool:
+        return bool(names_in(self.scope, self.call.func) & IS_COMPILING)
 
 
 def _positional(call: cst.Call) -> Optional[int]:

@@ -7,6 +7,11 @@ test for these calls with ``if`` chains; they look them up here.
 ``raises`` says whether the call can raise an ordinary exception that user
 ``except`` clauses might be waiting for. The try-splitting fix (GBF004) is
 safe only for calls that cannot.
+
+``cause`` names the family of output calls whose break a Dynamo setting or a
+guard can remove instead (GBF010, :mod:`codemods.analysis.causes`): ``print``,
+``warn`` (``warnings.warn``), ``logging`` (the ``logging`` module's functions)
+and ``logger`` (methods of a ``logging.Logger``).
 """
 
 from __future__ import annotations
@@ -37,10 +42,12 @@ class BreakCall:
     reason: str
     raises: bool = True
     arity: Optional[int] = None
+    #: the output family a cause fix knows (GBF010); "" for none
+    cause: str = ""
 
 
 CATALOGUE: tuple[BreakCall, ...] = (
-    BreakCall("qualified", "builtins.print", "print() is not traceable", raises=False),
+    BreakCall("qualified", "builtins.print", "print() is not traceable", raises=False, cause="print"),
     BreakCall("qualified", "builtins.open", "file I/O is not traceable"),
     BreakCall("qualified", "builtins.repr", "repr() of a tensor is not traceable", raises=False),
     BreakCall("qualified", "torch._dynamo.graph_break", "explicit graph break", raises=False),
@@ -50,17 +57,17 @@ CATALOGUE: tuple[BreakCall, ...] = (
     BreakCall("qualified", "time.time", "wall-clock read is not traceable", raises=False),
     BreakCall("qualified", "time.perf_counter", "wall-clock read is not traceable", raises=False),
     BreakCall("qualified", "time.monotonic", "wall-clock read is not traceable", raises=False),
-    BreakCall("qualified", "warnings.warn", "warnings.warn() is not traceable"),
+    BreakCall("qualified", "warnings.warn", "warnings.warn() is not traceable", cause="warn"),
     BreakCall("qualified", "sys.stdout.write", "stream write is not traceable"),
     BreakCall("qualified", "sys.stderr.write", "stream write is not traceable"),
     BreakCall("qualified", "random.random", "Python RNG is not traceable", raises=False),
-    BreakCall("qualified", "logging.debug", "logging call", raises=False),
-    BreakCall("qualified", "logging.info", "logging call", raises=False),
-    BreakCall("qualified", "logging.warning", "logging call", raises=False),
-    BreakCall("qualified", "logging.error", "logging call", raises=False),
-    BreakCall("qualified", "logging.critical", "logging call", raises=False),
-    BreakCall("qualified", "logging.exception", "logging call", raises=False),
-    BreakCall("qualified", "logging.log", "logging call", raises=False),
+    BreakCall("qualified", "logging.debug", "logging call", raises=False, cause="logging"),
+    BreakCall("qualified", "logging.info", "logging call", raises=False, cause="logging"),
+    BreakCall("qualified", "logging.warning", "logging call", raises=False, cause="logging"),
+    BreakCall("qualified", "logging.error", "logging call", raises=False, cause="logging"),
+    BreakCall("qualified", "logging.critical", "logging call", raises=False, cause="logging"),
+    BreakCall("qualified", "logging.exception", "logging call", raises=False, cause="logging"),
+    BreakCall("qualified", "logging.log", "logging call", raises=False, cause="logging"),
     BreakCall("method", "item", "Tensor.item() reads a value from the device"),
     BreakCall("method", "tolist", "Tensor.tolist() reads values from the device"),
     # data-dependent code: each one, in a 3-iteration loop under torch.compile on torch 2.13,
@@ -71,14 +78,14 @@ CATALOGUE: tuple[BreakCall, ...] = (
     BreakCall("tensor_read", "builtins.int", "int() of a tensor reads a value from the device"),
     BreakCall("tensor_read", "builtins.float", "float() of a tensor reads a value from the device"),
     BreakCall("tensor_read", "builtins.bool", "bool() of a tensor reads a value from the device"),
-    BreakCall("logger", "debug", "logging call", raises=False),
-    BreakCall("logger", "info", "logging call", raises=False),
-    BreakCall("logger", "warning", "logging call", raises=False),
-    BreakCall("logger", "warn", "logging call", raises=False),
-    BreakCall("logger", "error", "logging call", raises=False),
-    BreakCall("logger", "critical", "logging call", raises=False),
-    BreakCall("logger", "exception", "logging call", raises=False),
-    BreakCall("logger", "log", "logging call", raises=False),
+    BreakCall("logger", "debug", "logging call", raises=False, cause="logger"),
+    BreakCall("logger", "info", "logging call", raises=False, cause="logger"),
+    BreakCall("logger", "warning", "logging call", raises=False, cause="logger"),
+    BreakCall("logger", "warn", "logging call", raises=False, cause="logger"),
+    BreakCall("logger", "error", "logging call", raises=False, cause="logger"),
+    BreakCall("logger", "critical", "logging call", raises=False, cause="logger"),
+    BreakCall("logger", "exception", "logging call", raises=False, cause="logger"),
+    BreakCall("logger", "log", "logging call", raises=False, cause="logger"),
 )
 
 #: Receiver names that conventionally hold a ``logging.Logger``.
@@ -127,6 +134,12 @@ PARENTS_OF_LAST: dict[str, frozenset[str]] = {
 }
 METHOD_NAMES: frozenset[str] = frozenset(BY_METHOD)
 LOGGER_METHOD_NAMES: frozenset[str] = frozenset(BY_LOGGER_METHOD)
+#: qualified names of the output calls a cause fix knows (GBF010), and their last names with the
+#: logger methods': what the prefilter reads as an output call
+OUTPUT_QUALIFIED: frozenset[str] = frozenset(c.name for c in CATALOGUE if c.kind == "qualified" and c.cause)
+OUTPUT_NAMES: frozenset[str] = frozenset(name.rpartition(".")[2] for name in OUTPUT_QUALIFIED) | frozenset(
+    c.name for c in CATALOGUE if c.kind == "logger" and c.cause
+)
 #: last names of :data:`LOGGER_NAMES` (``self.logger``: ``logger``)
 LOGGER_RECEIVER_LASTS: frozenset[str] = frozenset(name.rpartition(".")[2] for name in LOGGER_NAMES)
 #: builtins that break when applied to a tensor (``int``…), matched only around a method call,

@@ -18,7 +18,8 @@ from libcst.codemod import Codemod, CodemodContext
 from libcst.metadata.base_provider import ProviderT
 
 from codemods.analysis.bindings import DeclareHelperNonlocals
-from codemods.analysis.breaks import BreakProvider, BreakReason, find_breaks
+from codemods.analysis.breaks import BreakProvider, BreakReason, BreakSite, find_breaks
+from codemods.analysis.causes import CauseAnalysis, analyse_causes, cause_removes
 from codemods.analysis.fix_safety import FixMode, Safety
 from codemods.analysis.helper_layout import SpaceHelpers
 from codemods.analysis.helper_names import NameAllocator
@@ -74,6 +75,10 @@ class Prefilter:
     calls: tuple[str, ...] = ()
     #: whether a call of one of ``calls`` written as a decorator counts
     call_decorators: bool = True
+    #: the rule acts on output calls (``print``, ``warnings.warn``, logging) in compiled code:
+    #: some ``forward`` of the file, or any function when the file names ``compile``, must
+    #: reach one (:meth:`rewriter.prefilter.facts.ScreenFacts.may_output_in_compiled_code`)
+    compiled_output: bool = False
 
 
 @dataclass(frozen=True)
@@ -188,6 +193,11 @@ class Rule(Codemod, cst.CSTTransformer):
             raise ValueError(f"{self.CODE} asks about {code}, which is not in its DEFERS_TO")
         return code in self.options.selected
 
+    def suppressed_for(self, code: str, node: cst.CSTNode) -> bool:
+        """Whether a ``# gbfix: ignore`` comment on ``node``'s line stops rule ``code`` there."""
+        codes = self.options.suppressions.get(self.line_of(node)) if self.options.suppressions else None
+        return codes is not None and (not codes or code in codes)
+
     # -- reporting --------------------------------------------------------------
     def line_of(self, node: cst.CSTNode) -> int:
         return self.get_metadata(LazyPositionProvider, node).start.line
@@ -223,6 +233,14 @@ class Rule(Codemod, cst.CSTTransformer):
             Finding(self.CODE, pos.line, pos.column + 1, message, fix, apply, note, unsafe_alternative)
         )
         return apply
+
+    def makes_output_calls(self) -> bool:
+        """Whether the break analysis found an output call (``print``, a logging call…) made
+        directly somewhere in the file: what GBF010 acts on. Needs :class:`BreakProvider`."""
+        return any(
+            isinstance(node, cst.Call) and isinstance(reason, BreakReason) and reason.cause and not reason.via
+            for node, reason in self.metadata[BreakProvider].items()
+        )
 
     def lookup(self, node: cst.CSTNode) -> Optional[BreakReason]:
         """Why ``node`` (a call or a def) breaks, as the break analysis marks it; needs :class:`BreakProvider`."""
@@ -286,6 +304,31 @@ class FunctionScopedRule(Rule):
         super().__init__(context, options)
         #: None marks a class body: its statements run in no function frame
         self.functions: list[Optional[cst.FunctionDef]] = []
+        self._module: Optional[cst.Module] = None
+        self._causes: Optional[CauseAnalysis] = None
+
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)
+        self._module = node
+
+    def removed_by_cause(self, site: BreakSite) -> bool:
+        """Whether GBF010, active in this run, removes this break at its cause (the site is its own).
+
+        Only an output call made right there is GBF010's (a call of a helper
+        that prints is not): its analysis runs the first time such a site is asked about.
+        """
+        if not site.reason.cause or site.reason.via or not self.defers_to("GBF010"):
+            return False
+        fix_mode = self.options.fix_mode
+
+        def suppressed(node: cst.CSTNode) -> bool:
+            return self.suppressed_for("GBF010", node)
+
+        if self._causes is None:
+            assert self._module is not None
+            recorded = self.options.recorded_break_lines
+            self._causes = analyse_causes(self._module, self.lookup, self.line_of, recorded, fix_mode, suppressed)
+        return cause_removes(self._causes, site.node, fix_mode, suppressed)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         descend = super().on_visit(node)

@@ -49,7 +49,9 @@ class BlockRule(FunctionScopedRule):
 
     # -- analysis -------------------------------------------------------------
     def breaks_in(self, nodes: Sequence[cst.CSTNode]) -> list[BreakSite]:
-        return find_breaks(nodes, self.lookup, self.line_of, self.options.recorded_break_lines)
+        """The breaks in ``nodes`` this rule fixes (GBF010's, when active, are left to it)."""
+        sites = find_breaks(nodes, self.lookup, self.line_of, self.options.recorded_break_lines)
+        return [site for site in sites if not self.removed_by_cause(site)]
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
         return qualified_names(self, node)

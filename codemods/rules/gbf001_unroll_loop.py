@@ -77,8 +77,9 @@ class UnrollLoop(LoopRule):
     NAME = "unroll-loop"
     SUMMARY = "graph break inside a constant-trip loop: unroll it"
     PREFILTER = Prefilter(words=("for ",), holders=("for",))
-    #: loops it cannot unroll are outlined by GBF002
-    DEFERS_TO = ("GBF002", "GBF009")
+    #: loops it cannot unroll are outlined by GBF002; reads GBF009 hoists and output calls
+    #: whose cause GBF010 removes are theirs
+    DEFERS_TO = ("GBF002", "GBF009", "GBF010")
     EXAMPLES = (
         Example(
             before=(

@@ -78,8 +78,9 @@ class OutlineLoop(LoopRule):
     NAME = "outline-loop"
     SUMMARY = "graph break inside a loop that cannot be unrolled: run its body as a function per trip"
     PREFILTER = Prefilter(words=("for ", "while "), holders=("for", "while"))
-    #: loops GBF001 can unroll are GBF001's: unrolling captures more
-    DEFERS_TO = ("GBF001", "GBF009")
+    #: loops GBF001 can unroll are GBF001's: unrolling captures more; reads GBF009 hoists and
+    #: output calls whose cause GBF010 removes are theirs
+    DEFERS_TO = ("GBF001", "GBF009", "GBF010")
     EXAMPLES = (
         Example(
             before=(

@@ -82,8 +82,9 @@ class SplitWith(BlockRule):
     NAME = "split-with"
     SUMMARY = "graph break inside a with block of a non-resumable context manager"
     PREFILTER = Prefilter(words=("with ",), holders=("with",))
-    #: a `with` inside a breaking `try` body goes with the `try`
-    DEFERS_TO = ("GBF004",)
+    #: a `with` inside a breaking `try` body goes with the `try`; output calls whose cause
+    #: GBF010 removes are its
+    DEFERS_TO = ("GBF004", "GBF010")
     KIND = "with"
     EXAMPLES = (
         Example(

@@ -106,6 +106,8 @@ class SplitTry(BlockRule):
     NAME = "split-try"
     SUMMARY = "graph break inside a try block: split it with a flag, or outline it"
     PREFILTER = Prefilter(words=("try:",), holders=("try",))
+    #: output calls whose cause GBF010 removes are its
+    DEFERS_TO = ("GBF010",)
     KIND = "try"
     EXAMPLES = (
         Example(

@@ -69,6 +69,8 @@ class HoistInvariant(LoopRule):
     NAME = "hoist-invariant-read"
     SUMMARY = "a tensor's values read on every trip of a loop, though they cannot change: read them once before it"
     PREFILTER = Prefilter(words=(".tolist", ".item"), holders=("for", "while", "comprehension"))
+    #: output calls whose cause GBF010 removes are its: a loop whose other breaks are reads is hoisted
+    DEFERS_TO = ("GBF010",)
     #: a statement-level walk: comprehensions are found inside each simple statement
     STATEMENTS_ONLY = True
     EXAMPLES = (

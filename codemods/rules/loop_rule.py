@@ -110,7 +110,7 @@ class LoopRule(FunctionScopedRule):
             self.line_of,
             self.options.recorded_break_lines,
         )
-        return sites_that_skip([loop.body], sites, self._start)
+        return [s for s in sites_that_skip([loop.body], sites, self._start) if not self.removed_by_cause(s)]
 
     def describe_break(self, func: cst.FunctionDef, sites: list[BreakSite]) -> str:
         where = f"{sites[0].reason.describe()}, line {self.line_of(sites[0].node)}"

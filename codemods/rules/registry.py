@@ -15,14 +15,18 @@ from codemods.rules.gbf005_module_compile import ModuleCompile
 from codemods.rules.gbf006_compile_inner import CompileInner
 from codemods.rules.gbf007_third_party_forward import ThirdPartyForward
 from codemods.rules.gbf009_hoist_invariant import HoistInvariant
+from codemods.rules.gbf010_output_cause import OutputCause
 
 #: code -> rule class, in the order rules run on a file: a rule runs on what the ones
-#: before it made. GBF009 first: a loop whose only breaks it reads once needs nothing
-#: else; GBF001 before GBF002 (an unrolled loop is GBF002's no more); the loop rules
-#: before the block rules (a block inside a loop moves with it).
+#: before it made. GBF010 first: a break whose cause it removes needs no structural fix
+#: (the rules below leave such breaks to it, and a guarded call is no break). Then
+#: GBF009: a loop whose only breaks it reads once needs nothing else; GBF001 before
+#: GBF002 (an unrolled loop is GBF002's no more); the loop rules before the block rules
+#: (a block inside a loop moves with it).
 REGISTRY: dict[str, type[Rule]] = {
     rule.CODE: rule
     for rule in (
+        OutputCause,
         HoistInvariant,
         UnrollLoop,
         OutlineLoop,

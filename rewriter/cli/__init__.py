@@ -7,11 +7,20 @@ from __future__ import annotations
 
 import os
 
-from rewriter.cli import apply, config, explain, record, rules, scan, verify
+from rewriter.cli import advise, apply, config, explain, record, rules, scan, verify
 from rewriter.cli.app import Command, app
 
 #: the commands, in the order ``gbfix --help`` lists them: the order a user meets them
-COMMANDS = (apply.apply, scan.scan, verify.verify, explain.explain, record.record, rules.rules, config.config)
+COMMANDS = (
+    apply.apply,
+    scan.scan,
+    verify.verify,
+    explain.explain,
+    advise.advise,
+    record.record,
+    rules.rules,
+    config.config,
+)
 for _command in COMMANDS:
     app.command(cls=Command)(_command)
 

@@ -98,6 +98,18 @@ def err(message: str) -> None:
     typer.echo(message, err=True)
 
 
+def write_patch(patch: bytes) -> None:
+    """A patch is bytes in each file's own encoding: they go to stdout unchanged."""
+    sys.stdout.flush()
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is None:  # a text-only stdout (an embedding tool's): the closest text
+        sys.stdout.write(patch.decode("utf-8", "replace"))
+        sys.stdout.flush()
+        return
+    stream.write(patch)
+    stream.flush()
+
+
 def choose_format(value: str, choices: tuple[str, ...]) -> str:
     """``--format`` in any case (``JSON`` is ``json``); exits 2 on an unknown one."""
     chosen = value.lower()

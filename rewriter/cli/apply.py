@@ -26,6 +26,7 @@ from rewriter.cli.app import (
     stdin_name,
     summary,
     with_recorded_breaks,
+    write_patch,
 )
 from rewriter.cli.progress import Progress
 from rewriter.cli.scan import stdin_files, stdin_results
@@ -81,18 +82,6 @@ def _echo_unchanged(data: bytes) -> None:
     """Source from stdin that needs no change goes back as it came: the editor's buffer stays whole."""
     sys.stdout.buffer.write(data)
     sys.stdout.flush()
-
-
-def _write_patch(patch: bytes) -> None:
-    """A patch is bytes in each file's own encoding: they go to stdout unchanged."""
-    sys.stdout.flush()
-    stream = getattr(sys.stdout, "buffer", None)
-    if stream is None:  # a text-only stdout (an embedding tool's): the closest text
-        sys.stdout.write(patch.decode("utf-8", "replace"))
-        sys.stdout.flush()
-        return
-    stream.write(patch)
-    stream.flush()
 
 
 def apply(
@@ -188,7 +177,7 @@ def apply(
         if not quiet and not check:
             _notes(result, dry_run)
         if isinstance(result, Changed) and dry_run:
-            _write_patch(unified_diff(result.old, result.new, result.path))
+            write_patch(unified_diff(result.old, result.new, result.path))
         elif isinstance(result, Changed) and not quiet:
             err(f"{'rewrote' if write else 'would rewrite'} {display_path(result.path)}")
     if name is not None and write and not files:

@@ -29,6 +29,8 @@ from codemods.analysis.catalogue import (
     LOGGER_METHOD_NAMES,
     LOGGER_RECEIVER_LASTS,
     METHOD_NAMES,
+    OUTPUT_NAMES,
+    OUTPUT_QUALIFIED,
     PARENTS_OF_LAST,
     QUALIFIED_NAMES,
     TENSOR_READ_NAMES,
@@ -440,8 +442,9 @@ class ScreenFacts:
         return False
 
     def _keyed_calls(self) -> tuple[list[int], list[str]]:
-        """Call lines and keys sorted by line: "" may break by itself, "n:f" is ``f(...)``,
-        "s:f" is ``self.f(...)``; calls of names the module does not define are dropped."""
+        """Call lines and keys sorted by line: "" may break by itself, "o" may also be an output
+        call (``print``, a logger call…), "n:f" is ``f(...)``, "s:f" is ``self.f(...)``; calls of
+        names the module does not define are dropped."""
         aliases = {  # names an import binds to a catalogue call (``from time import time as now``)
             bound for bound, paths in self.import_paths.items() if paths & QUALIFIED_NAMES
         }
@@ -449,6 +452,10 @@ class ScreenFacts:
         defined |= {attr for attrs, _ in self._self_assigns for attr in attrs}
         defined |= set(self.loop_aliases)
         text = self.text
+        # A docstring's examples (``>>> print(x)``) are not output calls; a docstring holds no
+        # real call, but one line may also hold code after a one-line docstring: only spans count.
+        docstrings = sorted((a, b) for a, b, _, kind in self.blankable if kind == "docstring")
+        doc_starts = [a for a, _ in docstrings]
         pairs = []
         tests = sorted(self._test_spans)
         test_starts = [start for start, _ in tests]
@@ -466,6 +473,10 @@ class ScreenFacts:
                 or (read and not dot and TENSOR_READ_REST.match(text, offset + len(name)) is not None)
             ):
                 pairs.append((line, ""))
+                output = name in OUTPUT_NAMES or self.import_paths.get(name, set()) & OUTPUT_QUALIFIED
+                at = bisect_right(doc_starts, line) - 1
+                if output and not (at >= 0 and docstrings[at][0] < line <= docstrings[at][1]):
+                    pairs.append((line, "o"))
             if not sure:
                 pairs.extend(((line, "n:" + name), (line, "s:" + name)))
             elif not dot:
@@ -485,17 +496,9 @@ class ScreenFacts:
         def between(start: int, end: int) -> set[str]:
             return set(keys[bisect_left(lines, start) : bisect_right(lines, end)])
 
-        called = [between(d.first, d.last) for d in self.defs]
-        breaking = {""}
-        broken: set[int] = set()
-        while True:
-            new = {i for i, c in enumerate(called) if i not in broken and c & breaking}
-            if not new:
-                break
-            broken |= new
-            breaking = {""} | self._reaching(broken)
-        self.broken = broken
-        self.breaking = breaking
+        self._called = [between(d.first, d.last) for d in self.defs]
+        self.broken, self.breaking = self._defs_reaching("")
+        breaking = self.breaking
 
         spans = sorted((d.first, d.last) for d in self.defs)
         starts = [start for start, _ in spans]
@@ -515,6 +518,17 @@ class ScreenFacts:
                 self._candidates.append((kind, head))
         self.between = between
 
+    def _defs_reaching(self, seed: str) -> tuple[set[int], set[str]]:
+        """The defs whose calls may reach a call keyed ``seed``, to a fixpoint, and the keys that reach them."""
+        breaking = {seed}
+        broken: set[int] = set()
+        while True:
+            new = {i for i, c in enumerate(self._called) if i not in broken and c & breaking}
+            if not new:
+                return broken, breaking
+            broken |= new
+            breaking = {seed} | self._reaching(broken)
+
     def _reaching(self, broken: set[int]) -> set[str]:
         """Keys whose call may run one of the ``broken`` defs."""
         keys = set()
@@ -533,6 +547,23 @@ class ScreenFacts:
         return keys
 
     # -- what the structural stage concludes --------------------------------------------
+    def may_output_in_compiled_code(self) -> bool:
+        """An output call (``print``, ``warnings.warn``, a logging call) may run in compiled code.
+
+        Compiled code as :mod:`codemods.analysis.compiled_code` reads a file,
+        widened: some ``forward`` may reach an output call of this file, or the
+        file names ``compile`` (then any function may be compiled here).
+        """
+        if not self.may_break_at_all():
+            return False
+        if not self.parse():
+            return True
+        self.analyse()
+        reaching, _ = self._defs_reaching("o")
+        if not reaching:
+            return False
+        return "compile" in self.text or any(self.defs[i].name == "forward" for i in reaching)
+
     def breaking_functions(self) -> list[int]:
         """The ``def`` line of every function that may break (empty when the file does not parse)."""
         if not self.parse():

@@ -14,7 +14,8 @@ what it needs in one value, ``Rule.PREFILTER`` (:class:`codemods.rules.base.Pref
 2. Structure (:func:`structure_could_match`, on
    :class:`rewriter.prefilter.facts.ScreenFacts`). ``holders``: the body of
    such a loop/``with``/``try`` inside a function holds a call that may
-   break; ``calls``: a call of, say, ``torch.compile``. A rule that declares
+   break; ``calls``: a call of, say, ``torch.compile``; ``compiled_output``: an
+   output call that compiled code may reach. A rule that declares
    nothing gets every file: the prefilter never guesses for a rule. Rules
    that pass run; the others would find nothing here.
 3. Functions. When every rule that passed declares ``holders``, libcst gets
@@ -90,6 +91,8 @@ def structure_could_match(rule: type[Rule], facts: ScreenFacts) -> bool:
     if needs.holders and not facts.holds_break(needs.holders):
         return False
     if needs.calls and not any(facts.calls(name, needs.call_decorators) for name in needs.calls):
+        return False
+    if needs.compiled_output and not facts.may_output_in_compiled_code():
         return False
     return True
 

@@ -60,6 +60,8 @@ class CompileStats:
     skip_reasons: list[str] = field(default_factory=list)
     #: wall time of the last compiled call, after the warm-up calls
     call_seconds: float = 0.0
+    #: wall time of the first compiled call: compiling and running it
+    compile_seconds: float = 0.0
     #: top-level aten ops of one steady-state compiled call inside compiled graphs / outside them
     ops_in_graphs: int = 0
     ops_outside_graphs: int = 0
@@ -309,6 +311,20 @@ def measure(
     ``coverage``, one more call of each kind is profiled afterwards
     (:func:`graph_coverage`); it does not change the output returned.
     """
+    compiled, output, stats = compile_and_call(fn, args, backend, calls, seed)
+    if coverage:
+        graph_coverage(stats, compiled, fn, args, seed)
+    return output, stats
+
+
+def compile_and_call(
+    fn: Callable, args: tuple, backend: str = "eager", calls: int = 2, seed: int = 0
+) -> tuple[Callable, Any, CompileStats]:
+    """The compiling part of :func:`measure`: (the compiled callable, the last output, the counts).
+
+    Coverage is left to the caller, who may want the calls and the profiled
+    ones apart (``gbfix advise`` records what the calls print).
+    """
     import torch
     import torch._dynamo
     from torch._dynamo.utils import counters
@@ -319,19 +335,19 @@ def measure(
     compiled = torch.compile(fn, backend=counting_backend(stats, backend))
     output: Any = None
     with recording_breaks(stats), counting_recompiles(stats):
-        for _ in range(calls):
+        for call in range(calls):
             seed_everything(seed)
             _synchronize()
             start = time.perf_counter()
             output = compiled(*args)
             _synchronize()
             stats.call_seconds = time.perf_counter() - start
+            if call == 0:
+                stats.compile_seconds = stats.call_seconds
     stats.frames_total = int(counters["frames"]["total"])
     stats.frames_ok = int(counters["frames"]["ok"])
     stats.skip_reasons = [k.splitlines()[0] for k in counters["unimplemented"]]
-    if coverage:
-        graph_coverage(stats, compiled, fn, args, seed)
-    return output, stats
+    return compiled, output, stats
 
 
 def run_eager(fn: Callable, args: tuple, seed: int = 0, calls: int = 1) -> Any:

@@ -12,7 +12,12 @@ its own Dynamo state, RNG state and module cache. A request (JSON) names:
 * the entry ``MODULE:ATTR`` (a function, an ``nn.Module`` instance, or an
   ``nn.Module`` class built with no arguments under a fixed seed) and the
   inputs factory ``MODULE:FN`` (called with ``device=`` when it takes one);
-* the device and the backend.
+* the device and the backend;
+* for ``gbfix advise``, Dynamo settings to make before anything runs
+  (``dynamo_config``: a flag's value, or the dotted names of the callables a
+  set setting holds), and whether to record what the calls print, warn and
+  log (``capture_output``). With no module to serve (``module`` empty), the
+  entry's own files are imported as they are.
 
 The side builds the entry and the inputs, moves both to the device (made
 the default device too, for tensors the entry creates itself), calls the
@@ -26,24 +31,36 @@ to compare.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import importlib.abc
 import importlib.util
 import inspect
+import io
 import json
 import linecache
+import logging
 import os
 import re
 import sys
 import time
 import traceback
+import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-#: how the parent starts a side: works from a checkout that is not installed too
-_BOOT = "import sys; sys.path.append({root!r}); from rewriter.runtime.sandbox import main; sys.exit(main(sys.argv[1]))"
+#: the directory holding this gbfix's ``rewriter`` package (a checkout, or site-packages)
+_ROOT = os.path.dirname(os.path.dirname(_HERE))
+#: how the parent starts a side: with the parent's own gbfix, installed or a checkout. Its root
+#: comes first only while gbfix is imported (another gbfix installed must not answer instead), then
+#: goes last, so that a checkout's folders (examples/, tests/) never shadow the user's modules.
+_BOOT = (
+    "import sys; sys.path.insert(0, {root!r}); import rewriter, codemods; "
+    "from rewriter.runtime.sandbox import main; sys.path.remove({root!r}); sys.path.append({root!r}); "
+    "sys.exit(main(sys.argv[1]))"
+)
 EXIT_SIDE_ERROR = 3
 
 
@@ -63,6 +80,10 @@ class Request:
     seed: int = 0
     #: the first call compiles, the second recompiles what turned dynamic, the last is timed
     calls: int = 3
+    #: ``torch._dynamo.config`` settings made first: name -> value, or -> dotted names for a set
+    dynamo_config: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: record what the eager and the compiled calls print, warn and log
+    capture_output: bool = False
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -76,7 +97,7 @@ class Request:
 
 def command(request_path: str) -> list[str]:
     """The argv that runs one side for the request stored at ``request_path``."""
-    return [sys.executable, "-c", _BOOT.format(root=os.path.dirname(_HERE)), request_path]
+    return [sys.executable, "-c", _BOOT.format(root=_ROOT), request_path]
 
 
 class SetupError(Exception):
@@ -304,6 +325,76 @@ def _hidden_prefixes() -> tuple[str, ...]:
     return tuple(prefixes)
 
 
+# --- Dynamo settings and what the program prints -------------------------------------
+
+
+def apply_dynamo_config(config: dict[str, Any]) -> None:
+    """Make the settings of ``config`` on ``torch._dynamo.config`` (a list names a set's callables)."""
+    import torch._dynamo
+
+    for name, value in config.items():
+        if not hasattr(torch._dynamo.config, name):
+            raise SetupError(f"torch._dynamo.config has no setting {name!r} in torch {torch.__version__}")
+        if isinstance(value, (list, tuple)):
+            getattr(torch._dynamo.config, name).update(resolve_callable(dotted) for dotted in value)
+        else:
+            setattr(torch._dynamo.config, name, value)
+
+
+def resolve_callable(dotted: str) -> Any:
+    """``print``, ``warnings.warn``, ``logging.Logger.info``: the object a dotted name stands for."""
+    import builtins
+
+    if "." not in dotted:
+        return getattr(builtins, dotted)
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for part in parts[cut:]:
+            obj = getattr(obj, part)
+        return obj
+    raise SetupError(f"cannot find {dotted!r}")
+
+
+class _Records(logging.Handler):
+    """Log records of the program's own loggers (torch's are Dynamo talking)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not record.name.startswith("torch"):
+            self.lines.append(f"log: {record.levelname} {record.getMessage()}")
+
+
+@contextlib.contextmanager
+def printed(enabled: bool = True) -> Iterator[list[str]]:
+    """What the calls inside print, warn (not torch's own warnings) and log, one string each."""
+    lines: list[str] = []
+    if not enabled:
+        yield lines
+        return
+    import torch
+
+    stdout, handler = io.StringIO(), _Records()
+    root = logging.getLogger()
+    root.addHandler(handler)
+    torch_dir = os.path.dirname(torch.__file__)
+    try:
+        with contextlib.redirect_stdout(stdout), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield lines
+    finally:
+        root.removeHandler(handler)
+    lines.extend(f"print: {line}" for line in stdout.getvalue().splitlines())
+    lines.extend(handler.lines)
+    lines.extend(f"warning: {w.category.__name__}: {w.message}" for w in caught if not w.filename.startswith(torch_dir))
+
+
 # --- one side, start to end -------------------------------------------------------
 
 
@@ -311,8 +402,9 @@ def run(request: Request) -> dict[str, Any]:
     """Run the side in this process (which must be fresh); raises SetupError / UserError."""
     import torch
 
-    from rewriter.runtime.measure import measure, run_eager
+    from rewriter.runtime.measure import compile_and_call, graph_coverage, run_eager
 
+    apply_dynamo_config(request.dynamo_config)
     device = torch.device(resolve_device(request.device))
     if device.type != "cpu":
         # Tensors the entry creates itself (torch.zeros(n) with no device) land there too.
@@ -323,27 +415,33 @@ def run(request: Request) -> dict[str, Any]:
     fn = build_entry(entry, device, request.seed)
     args = build_inputs(factory, device, request.seed)
     try:
-        eager = run_eager(fn, args, request.seed, request.calls)
+        with printed(request.capture_output) as eager_lines:
+            eager = run_eager(fn, args, request.seed, request.calls)
     except Exception as exc:
         raise UserError("eager run", exc) from None
 
     # Fresh entry and inputs, so state the eager calls changed does not leak in.
     fn = build_entry(entry, device, request.seed)
     args = build_inputs(factory, device, request.seed)
-    compiled: Any = None
+    output: Any = None
     stats: Optional[dict[str, Any]] = None
     compile_error: Optional[dict[str, str]] = None
+    compiled_lines: list[str] = []
     try:
-        compiled, measured = measure(fn, args, backend=request.backend, calls=request.calls, seed=request.seed)
+        with printed(request.capture_output) as compiled_lines:
+            compiled, output, measured = compile_and_call(fn, args, request.backend, request.calls, request.seed)
+        with printed(request.capture_output):  # the profiled calls print too; not compared
+            graph_coverage(measured, compiled, fn, args, request.seed)
         stats = measured.to_dict()
     except Exception as exc:
         compile_error = {"message": f"{type(exc).__name__}: {_first_line(exc)}", "traceback": user_traceback(exc)}
 
-    torch.save({"eager": to_plain(eager), "compiled": to_plain(compiled)}, request.outputs)
+    torch.save({"eager": to_plain(eager), "compiled": to_plain(output)}, request.outputs)
     return {
         "ok": True,
         "stats": stats,
         "compile_error": compile_error,
+        "printed": {"eager": eager_lines, "compiled": compiled_lines} if request.capture_output else None,
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "device": str(device),
@@ -374,7 +472,8 @@ def main(request_path: str) -> int:
     for path in reversed(request.paths):
         if path not in sys.path:
             sys.path.insert(0, path)
-    ServedModule(request.module, request.origin, request.source, request.is_package).install()
+    if request.module:
+        ServedModule(request.module, request.origin, request.source, request.is_package).install()
     started = time.perf_counter()
     try:
         result = run(request)
