@@ -55,6 +55,7 @@ class Scope:
     first: int
     start: int
     end: int
+    name: str = ""
 
 
 @lru_cache(maxsize=None)
@@ -69,7 +70,7 @@ def scopes(path: str) -> tuple[Scope, ...]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            found.append(Scope(first, first, node.end_lineno or node.lineno))
+            found.append(Scope(first, first, node.end_lineno or node.lineno, node.name))
         elif isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             found.append(Scope(node.lineno, node.lineno, node.end_lineno or node.lineno))
     return tuple(found)
@@ -85,20 +86,42 @@ def frame_at(root: str, relative: str, line: int) -> Optional[Frame]:
 
 
 def skipped_frames(side: dict[str, Any], root: str, files: set[str]) -> set[Frame]:
-    """Frames the run skipped, whole or in part, in the scanned files; a resume function counts as its function."""
+    """Frames the run skipped, whole or in part, in the scanned files; a resume function counts as its function.
+
+    A whole skip names the frame by its first line; a partial skip names the
+    frame and the line of the break, which may lie in a callee Dynamo was
+    inlining: the frame is then the function of that name holding the line,
+    else the one function of that name in the break's file or, failing that,
+    in the scanned files.
+    """
     frames = set()
-    for text in side.get("skipped_whole", []) + side.get("skipped_partial", []):
+    for text in side.get("skipped_whole", []):
         match = _FRAME.match(text)
         if not match or match["path"] not in files:
             continue
         line = int(match["line"])
-        if _RESUME.match(match["name"]):
-            frame = frame_at(root, match["path"], line)
+        frame = frame_at(root, match["path"], line) if _RESUME.match(match["name"]) else (match["path"], line)
+        if frame:
+            frames.add(frame)
+    for text in side.get("skipped_partial", []):
+        match = _FRAME.match(text)
+        if match:
+            frame = _named_frame(root, match["name"], match["path"], int(match["line"]), files)
             if frame:
                 frames.add(frame)
-        else:
-            frames.add((match["path"], line))
     return frames
+
+
+def _named_frame(root: str, name: str, path: str, line: int, files: set[str]) -> Optional[Frame]:
+    if _RESUME.match(name):
+        return frame_at(root, path, line) if path in files else None
+    if path in files:
+        named = [s for s in scopes(os.path.join(root, path)) if s.name == name]
+        holding = [s for s in named if s.start <= line <= s.end]
+        if holding or len(named) == 1:
+            return path, (holding or named)[0].first
+    found = [(f, s.first) for f in sorted(files) for s in scopes(os.path.join(root, f)) if s.name == name]
+    return found[0] if len(found) == 1 else None
 
 
 def breaking_frames(side: dict[str, Any], root: str, files: set[str]) -> set[Frame]:
