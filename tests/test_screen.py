@@ -653,7 +653,7 @@ CLASS_CONSTANT = textwrap.dedent("""\
         def forward(self, x):
             for i in range(Mixer.STEPS):
                 x = x + i
-                print(i)
+                torch._dynamo.graph_break()
             return x
 
 
