@@ -29,6 +29,8 @@ BREAKING_LOOP = (
     "        x = x + i\n"
     "        print(x)\n"
     "    return x\n"
+    "\n"
+    "compiled = torch.compile(f)\n"
 )
 REFUSED_LOOP = (
     "import torch\n"
@@ -39,6 +41,7 @@ REFUSED_LOOP = (
     "        x = x + i\n"
     "        print(i)\n"
     "    return x\n"
+    "compiled = torch.compile(f)\n"
 )
 CLEAN = "import torch\n\ndef f(x):\n    return x.sin()\n"
 

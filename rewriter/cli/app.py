@@ -13,6 +13,7 @@ import pathspec
 import typer
 from typer.core import TyperCommand
 
+from codemods.analysis.reach import REACH_MODES
 from rewriter import __version__
 from rewriter.engine.config import (
     ConfigError,
@@ -98,11 +99,11 @@ def err(message: str) -> None:
     typer.echo(message, err=True)
 
 
-def choose_format(value: str, choices: tuple[str, ...]) -> str:
-    """``--format`` in any case (``JSON`` is ``json``); exits 2 on an unknown one."""
+def choose_format(value: str, choices: tuple[str, ...], option: str = "--format") -> str:
+    """``--format`` (or another choice) in any case (``JSON`` is ``json``); exits 2 on an unknown one."""
     chosen = value.lower()
     if chosen not in choices:
-        err(f"gbfix: error: --format must be one of {', '.join(choices)}, not {value!r}")
+        err(f"gbfix: error: {option} must be one of {', '.join(choices)}, not {value!r}")
         raise typer.Exit(EXIT_ERROR)
     return chosen
 
@@ -131,6 +132,12 @@ def read_stdin() -> bytes:
 STDIN_FILENAME_HELP = "With `-`: the path of the source read from stdin, for configuration, excludes and messages."
 
 
+REACH_HELP = (
+    "compiled (default): report and fix only code torch.compile runs: module forwards, functions passed "
+    "to or decorated with torch.compile, and what they call, across the scanned files; all: everywhere."
+)
+
+
 def resolve_settings(
     paths: List[str],
     select: Optional[str],
@@ -139,6 +146,7 @@ def resolve_settings(
     unsafe_fixes: bool = False,
     report_only: bool = False,
     config: Optional[str] = None,
+    reach: Optional[str] = None,
 ) -> Settings:
     """Settings from the nearest pyproject.toml, then the flags. Exits 2 on errors."""
     try:
@@ -149,6 +157,7 @@ def resolve_settings(
             ignore=parse_codes([ignore], "--ignore") if ignore else None,
             exclude=settings.exclude + tuple(exclude or ()),
             fix_mode="report" if report_only else ("unsafe" if unsafe_fixes else "safe"),
+            reach=choose_format(reach, REACH_MODES, "--reach") if reach is not None else None,
         )
     except ConfigError as exc:
         err(f"gbfix: error: {exc}")
