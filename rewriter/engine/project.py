@@ -71,8 +71,8 @@ def explain_reach(project: Project, path: str, line: int) -> str:
     reach = project.reach_of(index)
     if reach is not None:
         return f"{head}\n  runs under compile: {reach.describe()}"
-    if unit.disabled:
-        return f"{head}\n  not under compile: it is decorated to keep Dynamo out"
+    if index in project.opaque:
+        return f"{head}\n  not under compile: a decorator keeps Dynamo out of it (or makes its result a constant)"
     callers = sorted({project.units[c][1].qualname for c in project.callers(index)})
     called = f"; called by {', '.join(f'`{c}`' for c in callers[:8])}, none of them under compile" if callers else ""
     return (

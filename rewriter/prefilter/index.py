@@ -53,9 +53,10 @@ from rewriter.prefilter.text import normal
 Call = tuple[str, str, str]
 Def = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
-#: qualified names of ``torch.compile``, and of the decorators that keep Dynamo out of a function
+#: the qualified name of ``torch.compile``
 COMPILE = frozenset({"torch.compile"})
-DISABLE = frozenset({"torch.compiler.disable", "torch._dynamo.disable"})
+#: what ``torch._dynamo.assume_constant_result`` sets on a function: Dynamo uses its result, never traces it
+CONSTANT_MARK = "_dynamo_marked_constant"
 #: on the reversed text: ``(``, the called name, then the chain of names before it (``(f.b.a`` of ``a.b.f(``).
 #: Python's regular expressions look for a pattern's first character fast, and in a reversed text
 #: that is the ``(``; forwards, every word would have to be tried.
@@ -85,8 +86,10 @@ class UnitSummary:
     direct: Optional[tuple[str, bool, int]]
     #: why compile runs it ("decorated with torch.compile"), or ""
     compiled: str
-    #: decorated to keep Dynamo out (``torch.compiler.disable``)
-    disabled: bool
+    #: its decorators' dotted names, as written
+    decorators: tuple[str, ...]
+    #: it sets ``_dynamo_marked_constant`` (a decorator like ``assume_constant_result``)
+    marks_constant: bool
     #: ``x = Cls(...)`` in it: (x, dotted class name)
     instances: tuple[tuple[str, str], ...]
     #: its text writes ``for``, ``while``, ``with`` or ``try``: it may hold a loop or block
@@ -177,13 +180,26 @@ class _Statements:
     #: (qualified name, node) of every class not inside a function
     classes: list[tuple[str, ast.ClassDef]] = field(default_factory=list)
     imports: dict[str, str] = field(default_factory=dict)
-    #: (unit index in ``defs`` order of appearance, ``self.x = ...`` or ``x = Cls(...)``)
+    #: assignments inside functions whose value is not a plain name, attribute or constant
     assigns: list[ast.Assign] = field(default_factory=list)
     loop_aliases: dict[str, set[str]] = field(default_factory=dict)
+    #: (first, last) lines of docstrings over several lines: their examples call nothing
+    docstrings: list[tuple[int, int]] = field(default_factory=list)
+
+    def note_docstring(self, body: list[ast.stmt]) -> None:
+        first = body[0] if body else None
+        if (
+            isinstance(first, ast.Expr)
+            and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)
+            and (first.end_lineno or first.lineno) > first.lineno
+        ):
+            self.docstrings.append((first.lineno, first.end_lineno or first.lineno))
 
 
 def _walk(tree: ast.Module, module: str, is_package: bool) -> _Statements:
     found = _Statements()
+    found.note_docstring(tree.body)
     # (statement, inside a function?, unit qualname inside a function / class prefix outside, class of methods)
     stack: list[tuple[Any, bool, str, Optional[str]]] = [(s, False, "", None) for s in tree.body]
     while stack:
@@ -194,8 +210,10 @@ def _walk(tree: ast.Module, module: str, is_package: bool) -> _Statements:
             qualname = prefix if in_function else prefix + node.name
             method = owner if not in_function else None
             found.defs.append(_Def(node, first, node.end_lineno or node.lineno, qualname, method, not in_function))
+            found.note_docstring(node.body)
             stack.extend((s, True, qualname, None) for s in node.body)
         elif kind is ast.ClassDef:
+            found.note_docstring(node.body)
             if in_function:
                 stack.extend((s, True, prefix, None) for s in node.body)
             else:
@@ -325,8 +343,11 @@ class _Reader:
         direct: list[Optional[tuple[str, bool, int]]] = [None] * len(self.units)
         compiled: list[tuple[str, str, int]] = []
         instances = self._instances()
+        quiet = _Spans(self.found.docstrings)
         for start, receiver, name in _calls(self.text):
             line = lines.line_of(start)
+            if quiet.holds(line) or lines.in_comment(start):
+                continue  # an example in a docstring, a comment: nothing runs
             at = self.unit_at(line)
             if name == "compile" and receiver is not None:
                 self._compile_call(line, receiver, name, self.units[at].qualname if at is not None else "", compiled)
@@ -347,8 +368,13 @@ class _Reader:
             at = self.unit_at(lines.line_of(match.start()))
             if at is not None:
                 blocks[at] = True
+        marks = [False] * len(self.units)
+        for match in re.finditer(CONSTANT_MARK, self.text):
+            at = self.unit_at(lines.line_of(match.start()))
+            if at is not None:
+                marks[at] = True
         units = tuple(
-            self._unit(index, per_unit[index], direct[index], instances[index], blocks[index])
+            self._unit(index, per_unit[index], direct[index], instances[index], blocks[index], marks[index])
             for index in range(len(self.units))
         )
         return FileSummary(
@@ -379,9 +405,10 @@ class _Reader:
         direct: Optional[tuple[str, bool, int]],
         instances: dict[str, str],
         holds: bool,
+        marks: bool,
     ) -> UnitSummary:
         d = self.units[index]
-        why, disabled = self._decorations(d)
+        decorators = tuple(name for name in (_dotted(_callee(dec)) for dec in d.node.decorator_list) if name)
         return UnitSummary(
             d.qualname,
             d.cls,
@@ -389,26 +416,25 @@ class _Reader:
             d.last,
             tuple(sorted(calls)),
             direct,
-            why,
-            disabled,
+            self._compiled_by_decorator(d),
+            decorators,
+            marks,
             tuple(sorted(instances.items())),
             holds,
         )
 
-    def _decorations(self, unit: _Def) -> tuple[str, bool]:
-        """Why compile runs the unit (decorated itself, or a function nested in it), and whether
-        the unit itself is kept out of Dynamo."""
-        why, disabled = "", False
+    def _compiled_by_decorator(self, unit: _Def) -> str:
+        """Why compile runs the unit: it, or a function nested in it, is decorated with ``torch.compile``."""
         for d in self.decorated.get(unit.qualname, ()):
             if not unit.first <= d.first <= unit.last:
                 continue
-            names = {self.qualify(_dotted(_callee(dec)) or "") for dec in d.node.decorator_list}
-            if d.unit:
-                disabled = bool(names & DISABLE)
-            if names & COMPILE and not why:
-                nested = f"`{d.node.name}` in it is decorated with torch.compile"
-                why = "decorated with torch.compile" if d.unit else nested
-        return why, disabled
+            if any(self.qualify(_dotted(_callee(dec)) or "") in COMPILE for dec in d.node.decorator_list):
+                return (
+                    "decorated with torch.compile"
+                    if d.unit
+                    else f"`{d.node.name}` in it is decorated with torch.compile"
+                )
+        return ""
 
     def _compile_call(self, line: int, receiver: str, name: str, unit: str, out: list[tuple[str, str, int]]) -> None:
         """Record ``torch.compile(x)`` (any spelling the imports allow) with ``x`` a dotted name."""
@@ -475,11 +501,29 @@ class _LineIndex:
     """Line numbers of offsets in a text, and offsets of lines."""
 
     def __init__(self, text: str) -> None:
+        self.text = text
         self.starts = [0]
         self.starts.extend(m.end() for m in re.finditer("\n", text))
 
     def line_of(self, offset: int) -> int:
         return bisect_right(self.starts, offset)
+
+    def in_comment(self, offset: int) -> bool:
+        """The line of ``offset`` is a comment up to it."""
+        start = self.starts[self.line_of(offset) - 1]
+        return self.text[start:offset].lstrip().startswith("#")
+
+
+class _Spans:
+    """Whether a line is in one of some (first, last) line spans that do not overlap."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self.spans = sorted(spans)
+        self.firsts = [first for first, _ in self.spans]
+
+    def holds(self, line: int) -> bool:
+        at = bisect_right(self.firsts, line) - 1
+        return at >= 0 and self.spans[at][1] >= line
 
 
 def _calls(text: str) -> Iterator[tuple[int, Optional[str], str]]:

@@ -38,6 +38,16 @@ from codemods.analysis.reach import ExternalBreak, ProjectFacts, Reach, ReachMod
 from codemods.analysis.third_party import package_kind, source_break
 from rewriter.prefilter.index import Call, ClassSummary, FileSummary, UnitSummary
 
+#: decorators after which Dynamo does not trace the function: it runs it eagerly, or uses its result
+OPAQUE = frozenset(
+    {
+        "torch.compiler.disable",
+        "torch._dynamo.disable",
+        "torch.compiler.assume_constant_result",
+        "torch._dynamo.assume_constant_result",
+    }
+)
+
 #: (kind, path, qualified name): kind is "func", "class" or "module"
 Target = tuple[str, str, str]
 #: bases that say a class is not a module (its ``forward`` is no entry)
@@ -125,10 +135,26 @@ class Project:
                     top.setdefault(unit.qualname, ("func", summary.path, unit.qualname))
             self.top[summary.path] = top
         self._methods: dict[tuple[str, str, str], list[int]] = {}
-        self._module_class: dict[tuple[str, str], bool] = {}
+        #: units Dynamo never traces (decorated with ``torch.compiler.disable`` and the like)
+        self.opaque = {index for index in range(len(self.units)) if self._is_opaque(index)}
+        self._module_class: dict[tuple[str, str], Optional[str]] = {}
         self.edges = [self._edges(index) for index in range(len(self.units))]
         self.breaks = self._breaks()
         self.reached = self._reach()
+
+    def _is_opaque(self, index: int) -> bool:
+        """Whether Dynamo steps over the unit: a decorator keeps it out, or marks its result constant."""
+        summary, unit = self.units[index]
+        imports = self.imports[summary.path]
+        for decorator in unit.decorators:
+            head, dot, rest = decorator.partition(".")
+            if (imports[head] + dot + rest if head in imports else decorator) in OPAQUE:
+                return True
+            target = self.resolve(summary.path, decorator)
+            if target is not None and target[0] == "func":
+                if any(self.units[u][1].marks_constant for u in self.unit_ids.get((target[1], target[2]), [])):
+                    return True
+        return False
 
     # -- names ---------------------------------------------------------------------------
     def resolve(self, path: str, dotted: str, hops: int = _HOPS) -> Optional[Target]:
@@ -196,26 +222,27 @@ class Project:
             self._methods[key] = found
         return self._methods[key]
 
-    def is_module_class(self, path: str, qualname: str) -> bool:
-        """Whether the class's bases lead to ``nn.Module`` (or to something unknown that is not plain)."""
+    def module_class(self, path: str, qualname: str) -> Optional[str]:
+        """What makes the class a module whose ``forward`` compile runs: "an nn.Module subclass" when
+        its bases lead to ``nn.Module``, "a subclass of `X`" when they lead to something outside the
+        tree that is not a plain base (``torch.autograd.Function``); None for other classes."""
         key = (path, qualname)
         if key not in self._module_class:
-            self._module_class[key] = False
+            self._module_class[key] = None  # a cycle of bases ends here
             cls = self.classes.get(key)
-            verdict = False
+            found: Optional[str] = None
             for base in cls.bases if cls is not None else ():
                 last = base.rpartition(".")[2]
-                if last == "Module":
-                    verdict = True
-                    break
                 target = self.resolve(path, base)
-                if target is not None and target[0] == "class":
-                    verdict = self.is_module_class(target[1], target[2])
+                if last == "Module":
+                    found = "an nn.Module subclass"
+                elif target is not None and target[0] == "class":
+                    found = self.module_class(target[1], target[2])
                 elif target is None and last not in PLAIN_BASES:
-                    verdict = True
-                if verdict:
+                    found = f"a subclass of `{base}`"
+                if found is not None:
                     break
-            self._module_class[key] = verdict
+            self._module_class[key] = found
         return self._module_class[key]
 
     def submodule_classes(self, path: str, qualname: str, attr: str) -> list[tuple[str, str]]:
@@ -317,7 +344,7 @@ class Project:
             for _, targets in self.edges[index]:
                 for target in targets:
                     callers.setdefault(target, []).append(index)
-            if unit.direct is not None and not unit.disabled:
+            if unit.direct is not None and index not in self.opaque:
                 reason, raises, line = unit.direct
                 found[index] = _Break(reason, raises, summary.path, line)
                 queue.append(index)
@@ -325,7 +352,7 @@ class Project:
             index = queue.popleft()
             inner = found[index]
             for caller in callers.get(index, ()):
-                if caller not in found and not self.units[caller][1].disabled:
+                if caller not in found and caller not in self.opaque:
                     found[caller] = _Break(inner.reason, inner.raises, inner.path, inner.line, index)
                     queue.append(caller)
         return found
@@ -353,18 +380,19 @@ class Project:
     def entries(self) -> Iterator[tuple[int, str]]:
         """(unit, why compile runs it) for every entry of the tree."""
         for index, (summary, unit) in enumerate(self.units):
-            if unit.disabled:
+            if index in self.opaque:
                 continue
             if unit.compiled:
                 yield index, unit.compiled
             if unit.cls is not None and unit.qualname == f"{unit.cls}.forward":
-                if self.is_module_class(summary.path, unit.cls):
-                    yield index, "forward of an nn.Module subclass"
+                kind = self.module_class(summary.path, unit.cls)
+                if kind is not None:
+                    yield index, f"forward of {kind}"
         for summary in self.files.values():
             for where, dotted, line in summary.compiled:
                 why = f"passed to torch.compile at {_shown(summary.path)}:{line}"
                 for index in self._compiled(summary, where, dotted):
-                    if not self.units[index][1].disabled:
+                    if index not in self.opaque:
                         yield index, why if dotted else f"a function in it is passed to torch.compile at {why[26:]}"
 
     def _compiled(self, summary: FileSummary, where: str, dotted: str) -> list[int]:
@@ -387,7 +415,7 @@ class Project:
             index = queue.popleft()
             for _, targets in self.edges[index]:
                 for target in targets:
-                    if target not in found and not self.units[target][1].disabled:
+                    if target not in found and target not in self.opaque:
                         found[target] = _Reached(found[index].entry, index)
                         queue.append(target)
         return found
