@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import importlib
 import json
 import math
@@ -102,6 +103,7 @@ def package_dirs(packages: tuple[str, ...]) -> dict[str, str]:
 
 # -- seeds, devices, outputs -----------------------------------------------------------
 
+
 def seed_everything(seed: int = 0) -> None:
     """Same weights, inputs and random draws in every process."""
     import torch
@@ -150,8 +152,9 @@ def flatten_output(obj: Any, path: str = "out") -> list[tuple[str, Any]]:
     if isinstance(obj, (tuple, list)):
         return [leaf for i, item in enumerate(obj) for leaf in flatten_output(item, f"{path}[{i}]")]
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return [leaf for f in dataclasses.fields(obj)
-                for leaf in flatten_output(getattr(obj, f.name), f"{path}.{f.name}")]
+        return [
+            leaf for f in dataclasses.fields(obj) for leaf in flatten_output(getattr(obj, f.name), f"{path}.{f.name}")
+        ]
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return [(path, obj)]
     if type(obj).__name__.endswith("Cache") and hasattr(obj, "layers"):
@@ -160,8 +163,7 @@ def flatten_output(obj: Any, path: str = "out") -> list[tuple[str, Any]]:
     return [(path, f"<{type(obj).__name__}>")]
 
 
-def compare_outputs(reference: list[tuple[str, Any]], actual: list[tuple[str, Any]],
-                    exact: bool) -> Optional[str]:
+def compare_outputs(reference: list[tuple[str, Any]], actual: list[tuple[str, Any]], exact: bool) -> Optional[str]:
     """None when every leaf matches, else where the first difference is.
 
     Tensors go through ``torch.testing.assert_close``: exactly (rtol = atol = 0)
@@ -172,7 +174,7 @@ def compare_outputs(reference: list[tuple[str, Any]], actual: list[tuple[str, An
     if [p for p, _ in reference] != [p for p, _ in actual]:
         return f"output structure differs: {len(reference)} vs {len(actual)} leaves"
     tol: dict[str, float] = {"rtol": 0.0, "atol": 0.0} if exact else {}
-    for (path, want), (_, got) in zip(reference, actual):
+    for (path, want), (_, got) in zip(reference, actual, strict=True):
         if isinstance(want, torch.Tensor) and isinstance(got, torch.Tensor):
             try:
                 torch.testing.assert_close(got, want, equal_nan=True, **tol)
@@ -201,6 +203,7 @@ def _same_scalar(a: Any, b: Any, exact: bool) -> bool:
 
 
 # -- counting what Dynamo did ----------------------------------------------------------
+
 
 @dataclass
 class FrameEvent:
@@ -245,8 +248,9 @@ class Counts:
             "skipped_partial": partial,
             "skipped_helpers": sum(n.startswith(HELPER_PREFIX) for n in names),
             "skipped_resume_fns": sum(n.startswith(RESUME_PREFIX) for n in names),
-            "skip_causes": [f"{b.frame} [{b.kind}]: {b.gb_type} @ {b.where}" for b in self.breaks
-                            if b.kind != "resumed"],
+            "skip_causes": [
+                f"{b.frame} [{b.kind}]: {b.gb_type} @ {b.where}" for b in self.breaks if b.kind != "resumed"
+            ],
             "graph_breaks": len(self.breaks),
             "break_reasons": dict(Counter(b.gb_type for b in self.breaks).most_common()),
             "break_sites": sorted({f"{b.gb_type} @ {b.where}" for b in self.breaks}),
@@ -311,8 +315,11 @@ def recording(counts: Counts) -> Iterator[None]:
         ok_before = counters["frames"]["ok"]
         result = original_call(self, frame, *args, **kwargs)
         code = frame.f_code
-        counts.frames.append(FrameEvent(code.co_name, _where(code.co_filename, code.co_firstlineno),
-                                        counters["frames"]["ok"] > ok_before))
+        counts.frames.append(
+            FrameEvent(
+                code.co_name, _where(code.co_filename, code.co_firstlineno), counters["frames"]["ok"] > ok_before
+            )
+        )
         return result
 
     def log_graph_break(self: Any, code_options: Any, reason: str, exc: Any) -> Any:
@@ -343,6 +350,7 @@ def _break_event(translator: Any, reason: str, exc: Any) -> BreakEvent:
 
 
 # -- graph coverage --------------------------------------------------------------------
+
 
 def count_coverage(call: Callable[[], Any], counts: Counts) -> dict[str, int]:
     """Top-level aten ops of one call, inside compiled graphs vs outside.
@@ -396,6 +404,7 @@ def coverage_share(figures: dict[str, int]) -> Optional[float]:
 
 # -- timing ------------------------------------------------------------------------------
 
+
 def timed(call: Callable[[], Any], device: str) -> float:
     """Seconds of one call, GPU work included."""
     synchronize(device)
@@ -405,18 +414,28 @@ def timed(call: Callable[[], Any], device: str) -> float:
     return time.perf_counter() - start
 
 
-def interleaved_medians(calls: dict[str, Callable[[], Any]], rounds: int, device: str) -> dict[str, float]:
-    """Median seconds per call of each callable, timed in turns (a b c, b c a, ...) so load hits all alike."""
+def interleaved_medians(
+    calls: dict[str, Callable[[], Any]], rounds: int, device: str, min_seconds: float = 0.0
+) -> dict[str, float]:
+    """Median seconds per call of each callable, timed in turns (a b c, b c a, ...) so load hits all alike.
+
+    At least ``rounds`` rounds, and more until every callable has run for
+    ``min_seconds`` in total: calls of a millisecond are otherwise all taken
+    within one burst of other work on a busy machine.
+    """
     samples: dict[str, list[float]] = {name: [] for name in calls}
     names = list(calls)
-    for r in range(rounds):
+    r = 0
+    while r < rounds or (min(sum(v) for v in samples.values()) < min_seconds and r < 100 * rounds):
         shift = r % len(names)
         for name in names[shift:] + names[:shift]:
             samples[name].append(timed(calls[name], device))
+        r += 1
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
 # -- one side ---------------------------------------------------------------------------
+
 
 @dataclass
 class Side:
@@ -473,7 +492,7 @@ def measure_side(spec: zoo.ModelSpec, args: argparse.Namespace, device: str) -> 
         reference = _load_reference(args.reference)
         result["compiled_vs_reference"] = compare_outputs(reference, flatten_output(last), exact)
         result["eager_vs_reference"] = compare_outputs(reference, flatten_output(eager_call()), exact)
-    medians = interleaved_medians({"compiled": compiled_call, "eager": eager_call}, args.calls, device)
+    medians = interleaved_medians({"compiled": compiled_call, "eager": eager_call}, args.calls, device, args.min_time)
     result["compiled_s"], result["eager_s"] = medians["compiled"], medians["eager"]
     if not args.timings_only:  # last: with a non-eager backend it resets Dynamo
         result.update(_coverage(spec, args, device, side))
@@ -513,9 +532,11 @@ def pair_timing(spec: zoo.ModelSpec, args: argparse.Namespace, device: str, afte
     }
     for call in calls.values():
         call()  # warm: recompiles and allocator growth happen outside the timed rounds
-    medians = interleaved_medians(calls, args.calls, device)
-    return {"pair_before_compile_s": before.compile_seconds,
-            **{f"pair_{name}_s": value for name, value in medians.items()}}
+    medians = interleaved_medians(calls, args.calls, device, args.min_time)
+    return {
+        "pair_before_compile_s": before.compile_seconds,
+        **{f"pair_{name}_s": value for name, value in medians.items()},
+    }
 
 
 def _pair_or_why(spec: zoo.ModelSpec, args: argparse.Namespace, device: str, after: Side) -> dict[str, Any]:
@@ -539,6 +560,7 @@ def _load_reference(path: str) -> list[tuple[str, Any]]:
 
 
 # -- tasks ----------------------------------------------------------------------------------
+
 
 def task_discover(spec: zoo.ModelSpec, args: argparse.Namespace, device: str) -> dict[str, Any]:
     """Reference output and executed files of the unmodified package; a traced compile when recording."""
@@ -594,6 +616,7 @@ def task_measure(spec: zoo.ModelSpec, args: argparse.Namespace, device: str) -> 
 
 # -- the coverage counter on a toy ---------------------------------------------------------
 
+
 def _toy_as_written(x: Any) -> Any:
     import torch
 
@@ -638,14 +661,15 @@ def coverage_self_check() -> dict[str, Any]:
         torch._dynamo.reset()
         counts = Counts()
         compiled = torch.compile(fn, backend=counting_backend(counts, "eager"))
-        x = torch.ones(4)
-        with contextlib.redirect_stdout(open(os.devnull, "w")):
-            compiled(x), compiled(x)
-            figures[name] = count_coverage(lambda: compiled(x), counts)
+        call = functools.partial(compiled, torch.ones(4))
+        with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
+            call(), call()
+            figures[name] = count_coverage(call, counts)
     return figures
 
 
 # -- entry ----------------------------------------------------------------------------------------
+
 
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -655,9 +679,16 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument("--backend", default="eager")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--calls", type=int, default=5, help="timed calls per callable (median)")
+    parser.add_argument(
+        "--min-time", type=float, default=0.0, help="keep timing rounds until each callable ran this many seconds"
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=1,
-                        help="CPU threads for torch (1 keeps timings steady on a shared machine; 0 = torch's default)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="CPU threads for torch (1 keeps timings steady on a shared machine; 0 = torch's default)",
+    )
     parser.add_argument("--reference", default="", help="file of the unmodified eager output")
     parser.add_argument("--package-root", default="", help="directory holding the rewritten package copy")
     parser.add_argument("--pair-with-before", action="store_true")

@@ -73,32 +73,72 @@ class Settings:
     results: str
     timeout: int
     timings_only: bool = False
+    min_time: float = 0.0
+    #: time both package copies in one process (off for the smoke test: it checks, it does not time)
+    pair: bool = True
 
 
 # -- subprocesses -------------------------------------------------------------------------
 
-def model_env(trace_dir: Optional[str] = None) -> dict[str, str]:
-    """Environment of a model process: offline hub, no tokenizer threads, optional TORCH_TRACE."""
+
+def model_env(cache_dir: Optional[str] = None, trace_dir: Optional[str] = None) -> dict[str, str]:
+    """Environment of a model process: offline hub, its own compiler caches, optional TORCH_TRACE.
+
+    Each process gets empty inductor/triton cache directories, so the first
+    call's compile time is a cold compile on both sides (kernels compiled by
+    an earlier process would otherwise be reused by the next one).
+    """
     env = dict(os.environ)
-    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
-               # compile times from a cold start on each side: no inductor cache carried between processes
-               TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0")
+    env.update(
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        TOKENIZERS_PARALLELISM="false",
+        TORCHINDUCTOR_FX_GRAPH_CACHE="0",
+        TORCHINDUCTOR_AUTOGRAD_CACHE="0",
+    )
+    if cache_dir:
+        env.update(
+            TORCHINDUCTOR_CACHE_DIR=os.path.join(cache_dir, "inductor"),
+            TRITON_CACHE_DIR=os.path.join(cache_dir, "triton"),
+        )
     env.pop("TORCH_TRACE", None)
     if trace_dir:
         env["TORCH_TRACE"] = trace_dir
     return env
 
 
-def run_model_task(task: str, model: str, settings: Settings, scratch: str, *extra: str,
-                   trace_dir: Optional[str] = None) -> dict[str, Any]:
+def run_model_task(
+    task: str, model: str, settings: Settings, scratch: str, *extra: str, trace_dir: Optional[str] = None
+) -> dict[str, Any]:
     """Run one ``model_run.py`` task in a fresh process; its JSON, or ``{"error": ...}``."""
-    out = os.path.join(scratch, f"{model}-{task}-{time.monotonic_ns()}.json")
-    command = [sys.executable, os.path.join(HERE, "model_run.py"), task, "--model", model,
-               "--size", settings.size, "--backend", settings.backend, "--device", settings.device,
-               "--calls", str(settings.calls), "--threads", str(settings.threads), "--out", out, *extra]
+    stem = os.path.join(scratch, f"{model}-{task}-{time.monotonic_ns()}")
+    out = stem + ".json"
+    command = [
+        sys.executable,
+        os.path.join(HERE, "model_run.py"),
+        task,
+        "--model",
+        model,
+        "--size",
+        settings.size,
+        "--backend",
+        settings.backend,
+        "--device",
+        settings.device,
+        "--calls",
+        str(settings.calls),
+        "--min-time",
+        str(settings.min_time),
+        "--threads",
+        str(settings.threads),
+        "--out",
+        out,
+        *extra,
+    ]
     try:
-        proc = subprocess.run(command, env=model_env(trace_dir), capture_output=True, text=True,
-                              timeout=settings.timeout)
+        proc = subprocess.run(
+            command, env=model_env(stem + "-cache", trace_dir), capture_output=True, text=True, timeout=settings.timeout
+        )
     except subprocess.TimeoutExpired:
         return {"error": f"{task} timed out after {settings.timeout}s"}
     if proc.returncode != 0 or not os.path.exists(out):
@@ -117,8 +157,14 @@ def _tail(text: str, lines: int = 3) -> str:
 def gbfix(settings: Settings, cwd: str, *args: str) -> subprocess.CompletedProcess:
     """``python -m rewriter ARGS`` from ``--gbfix-root``, run in ``cwd`` (the package copy)."""
     env = dict(os.environ, PYTHONPATH=settings.gbfix_root)
-    return subprocess.run([sys.executable, "-m", "rewriter", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=settings.timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "rewriter", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=settings.timeout,
+    )
 
 
 def gbfix_version(root: str) -> str:
@@ -132,6 +178,7 @@ def gbfix_version(root: str) -> str:
 
 
 # -- the package copy ---------------------------------------------------------------------
+
 
 class PackageCopy:
     """One copy of each installed package under ``root``; files a rewrite touched are restored before the next.
@@ -163,8 +210,13 @@ class PackageCopy:
         if not patch.strip():
             return
         self.touched.update(changed_files(patch))
-        proc = subprocess.run(["patch", "-p1", "-s", "--no-backup-if-mismatch"], input=patch, cwd=self.root,
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            ["patch", "-p1", "-s", "--no-backup-if-mismatch"],
+            input=patch,
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode != 0:
             raise RuntimeError(f"patch did not apply: {_tail(proc.stdout + proc.stderr)}")
 
@@ -184,48 +236,84 @@ def changed_files(patch: str) -> list[str]:
 
 # -- one model --------------------------------------------------------------------------------
 
+
 def run_model(spec: zoo.ModelSpec, settings: Settings, copy: PackageCopy, scratch: str) -> dict[str, Any]:
     """Discover, before, and each mode's after for one model; every figure in one dict."""
     started = time.perf_counter()
     reference = os.path.join(scratch, f"{spec.name}-reference.pt")
     trace_dir = os.path.join(scratch, f"{spec.name}-trace") if "trace" in settings.modes else None
     result: dict[str, Any] = {"name": spec.name, "family": spec.family, "note": spec.note}
-    discovered = run_model_task("discover", spec.name, settings, scratch, "--reference", reference,
-                                trace_dir=trace_dir)
+    discovered = run_model_task("discover", spec.name, settings, scratch, "--reference", reference, trace_dir=trace_dir)
     result["files"] = discovered.get("files", [])
     if "error" in discovered:
         return {**result, "error": discovered["error"], "wall_s": time.perf_counter() - started}
     only = ["--timings-only"] if settings.timings_only else []
     result["before"] = run_model_task("measure", spec.name, settings, scratch, "--reference", reference, *only)
-    result["after"] = {mode: run_after(spec, mode, settings, copy, scratch, reference, trace_dir, result["files"])
-                       for mode in settings.modes}
+    result["after"] = {}
+    for mode in settings.modes:
+        result["after"][mode] = run_after(
+            spec, mode, settings, copy, scratch, reference, trace_dir, result["files"], result["after"]
+        )
+    for side in result["after"].values():
+        side.pop("patch_text", None)  # kept only to spot identical patches; the patch file holds it
     result["wall_s"] = time.perf_counter() - started
     return result
 
 
-def run_after(spec: zoo.ModelSpec, mode: str, settings: Settings, copy: PackageCopy, scratch: str,
-              reference: str, trace_dir: Optional[str], files: list[str]) -> dict[str, Any]:
-    """Rewrite the copy for one mode, keep the patch, measure the rewritten package against the installed one."""
+def run_after(
+    spec: zoo.ModelSpec,
+    mode: str,
+    settings: Settings,
+    copy: PackageCopy,
+    scratch: str,
+    reference: str,
+    trace_dir: Optional[str],
+    files: list[str],
+    earlier: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
+    """Rewrite the copy for one mode, keep the patch, measure the rewritten package against the installed one.
+
+    When an earlier mode printed the very same patch, the package under test
+    is the same, so its figures are reused (``same_as`` says from which mode)
+    instead of measuring identical code twice.
+    """
     copy.restore()
     args = ["apply", "--dry-run", *files]
     if mode == "trace":
         args[2:2] = ["--trace", trace_dir or ""]
     started = time.perf_counter()
-    proc = gbfix(settings, copy.root, *args)
+    try:
+        proc = gbfix(settings, copy.root, *args)
+    except subprocess.TimeoutExpired:
+        return {"error": f"gbfix timed out after {settings.timeout}s"}
     gbfix_s = time.perf_counter() - started
     if proc.returncode not in (0, 1):
         return {"error": f"gbfix exited {proc.returncode}: {_tail(proc.stderr)}", "gbfix_s": gbfix_s}
     patch_path = save_patch(settings.results, spec.name, mode, proc.stdout)
+    same = next(
+        (name for name, done in earlier.items() if done.get("patch_text") == proc.stdout and "error" not in done), None
+    )
+    if same:
+        reused = {k: v for k, v in earlier[same].items() if k not in ("patch", "gbfix_s", "same_as")}
+        return {**reused, "same_as": same, "patch": patch_path, "gbfix_s": gbfix_s}
     try:
         copy.apply(proc.stdout)
     except RuntimeError as exc:
         return {"error": str(exc), "gbfix_s": gbfix_s, "patch": patch_path}
-    extra = ["--reference", reference, "--package-root", copy.root, "--pair-with-before"]
+    extra = ["--reference", reference, "--package-root", copy.root]
+    if settings.pair:
+        extra.append("--pair-with-before")
     if settings.timings_only:
         extra.append("--timings-only")
     measured = run_model_task("measure", spec.name, settings, scratch, *extra)
-    return {**measured, "gbfix_s": gbfix_s, "patch": patch_path, "changed_files": changed_files(proc.stdout),
-            "gbfix_summary": _summary_line(proc.stderr)}
+    return {
+        **measured,
+        "gbfix_s": gbfix_s,
+        "patch": patch_path,
+        "changed_files": changed_files(proc.stdout),
+        "gbfix_summary": _summary_line(proc.stderr),
+        "patch_text": proc.stdout,
+    }
 
 
 def save_patch(results: str, model: str, mode: str, patch: str) -> str:
@@ -244,6 +332,7 @@ def _summary_line(stderr: str) -> str:
 
 
 # -- the run ----------------------------------------------------------------------------------
+
 
 def versions() -> dict[str, str]:
     """Versions of the libraries the models come from, read from package metadata (no imports)."""
@@ -279,8 +368,15 @@ def meta(settings: Settings, wall_s: float) -> dict[str, Any]:
         "versions": {**versions(), "python": platform.python_version()},
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "processor": platform.machine()},
         "gbfix": gbfix_version(settings.gbfix_root),
-        "settings": {"backend": settings.backend, "size": settings.size, "calls": settings.calls,
-                     "device": settings.device, "threads": settings.threads, "modes": list(settings.modes)},
+        "settings": {
+            "backend": settings.backend,
+            "size": settings.size,
+            "calls": settings.calls,
+            "min_time": settings.min_time,
+            "device": settings.device,
+            "threads": settings.threads,
+            "modes": list(settings.modes),
+        },
         "wall_s": wall_s,
     }
 
@@ -303,6 +399,7 @@ def failures(document: dict[str, Any]) -> list[str]:
 
 # -- smoke test -------------------------------------------------------------------------------------
 
+
 def smoke(gbfix_root: str = REPO, model: str = SMOKE_MODEL) -> int:
     """One small real model before and after a static rewrite, plus the coverage toy; 0 when all is well.
 
@@ -310,15 +407,35 @@ def smoke(gbfix_root: str = REPO, model: str = SMOKE_MODEL) -> int:
     differs, or a coverage counter that no longer gives 0/16 and 13/16 on the
     toy loop makes it non-zero.
     """
-    toy = subprocess.run([sys.executable, os.path.join(HERE, "model_run.py"), "self-check"],
-                         capture_output=True, text=True, env=model_env())
-    expected = {"as_written": {"ops_inside": 0, "ops_outside": 16},
-                "body_per_iteration": {"ops_inside": 13, "ops_outside": 3}}
-    problems = [] if toy.returncode == 0 and json.loads(toy.stdout.splitlines()[-1]) == expected else [
-        f"coverage self-check: {toy.stdout.strip()[-300:]} {_tail(toy.stderr)}"]
+    toy = subprocess.run(
+        [sys.executable, os.path.join(HERE, "model_run.py"), "self-check"],
+        capture_output=True,
+        text=True,
+        env=model_env(),
+    )
+    expected = {
+        "as_written": {"ops_inside": 0, "ops_outside": 16},
+        "body_per_iteration": {"ops_inside": 13, "ops_outside": 3},
+    }
+    problems = (
+        []
+        if toy.returncode == 0 and json.loads(toy.stdout.splitlines()[-1]) == expected
+        else [f"coverage self-check: {toy.stdout.strip()[-300:]} {_tail(toy.stderr)}"]
+    )
     with tempfile.TemporaryDirectory(prefix="gbfix-smoke-") as results:
-        settings = Settings(models=(model,), modes=("static",), backend="eager", size="tiny", calls=3,
-                            device="cpu", threads=1, gbfix_root=gbfix_root, results=results, timeout=300)
+        settings = Settings(
+            models=(model,),
+            modes=("static",),
+            backend="eager",
+            size="tiny",
+            calls=3,
+            device="cpu",
+            threads=1,
+            gbfix_root=gbfix_root,
+            results=results,
+            timeout=300,
+            pair=False,
+        )
         document = run(settings)
         problems += failures(document)
         print(realworld_report.one_line(document["models"][0]))
@@ -329,16 +446,33 @@ def smoke(gbfix_root: str = REPO, model: str = SMOKE_MODEL) -> int:
 
 # -- command line -------------------------------------------------------------------------------------
 
+
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", metavar="NAME", help=f"default: {' '.join(zoo.default_names())}")
     parser.add_argument("--mode", choices=("static", "trace", "both"), default="both")
-    parser.add_argument("--backend", choices=("eager", "aot_eager", "inductor"), default=None,
-                        help="default: eager (inductor with --medium)")
-    parser.add_argument("--calls", type=int, default=None, help="timed calls per side (median); default 7, 5 with --medium")
-    parser.add_argument("--medium", action="store_true",
-                        help=f"medium sizes (hidden 256, sequence 128), inductor, timings only; default models: "
-                             f"{' '.join(MEDIUM_MODELS)}")
+    parser.add_argument(
+        "--backend",
+        choices=("eager", "aot_eager", "inductor"),
+        default=None,
+        help="default: eager (inductor with --medium)",
+    )
+    parser.add_argument(
+        "--calls", type=int, default=None, help="timed calls per side (median); default 15, 11 with --medium"
+    )
+    parser.add_argument(
+        "--min-time",
+        type=float,
+        default=0.0,
+        help="seconds each timed callable runs at least (more rounds than --calls for "
+        "millisecond calls; use 1 or more on a busy machine)",
+    )
+    parser.add_argument(
+        "--medium",
+        action="store_true",
+        help=f"medium sizes (hidden 256, sequence 128), inductor, timings only; default models: "
+        f"{' '.join(MEDIUM_MODELS)}",
+    )
     parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (cuda when available)")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (0: torch's default)")
     parser.add_argument("--gbfix-root", default=REPO, help="directory holding the gbfix code (rewriter/)")
@@ -356,13 +490,14 @@ def settings_from(args: argparse.Namespace) -> Settings:
         modes=(("static",) if medium else MODES) if args.mode == "both" else (args.mode,),
         backend=args.backend or ("inductor" if medium else "eager"),
         size="medium" if medium else "tiny",
-        calls=args.calls or (5 if medium else 7),
+        calls=args.calls or (11 if medium else 15),
         device=args.device,
         threads=args.threads,
         gbfix_root=os.path.abspath(args.gbfix_root),
         results=os.path.abspath(args.results),
         timeout=args.timeout,
         timings_only=medium,
+        min_time=args.min_time,
     )
 
 

@@ -36,6 +36,8 @@ How the figures are counted (each side in a fresh process, torch.compile with a 
   from medians of calls interleaved in one process that holds both package
   copies, so machine load hits both sides alike; where that process could not
   compile the second copy, from each side's own process (a/b marked `*`).
+- **mode (= static)**: the trace mode printed the same patch as the static
+  mode, so the package under test is identical and its figures are reused.
 - **equal**: every output tensor of the compiled run equals the eager run of
   the unmodified package (exactly, with the eager backend), and the rewritten
   package's eager run equals it too.
@@ -43,6 +45,7 @@ How the figures are counted (each side in a fresh process, torch.compile with a 
 
 
 # -- reading figures ------------------------------------------------------------------------
+
 
 def _side(model: dict[str, Any], mode: Optional[str]) -> dict[str, Any]:
     """The before side (mode None) or a mode's after side; {} when missing."""
@@ -83,24 +86,32 @@ def _ratio(num: Optional[float], den: Optional[float]) -> str:
 
 # -- one-line progress ------------------------------------------------------------------------
 
+
 def one_line(model: dict[str, Any]) -> str:
     """A model's figures on one line, for progress output."""
     if model.get("error"):
         return f"{model['name']}: error: {model['error'][:200]}"
     before = _side(model, None)
-    parts = [f"{model['name']}: files {len(model.get('files', []))}",
-             f"skipped {_num(before, 'skipped')}", f"ops {_num(before, 'ops')}", f"cov {_pct(_coverage(before))}"]
-    for mode in (model.get("after") or {}):
+    parts = [
+        f"{model['name']}: files {len(model.get('files', []))}",
+        f"skipped {_num(before, 'skipped')}",
+        f"ops {_num(before, 'ops')}",
+        f"cov {_pct(_coverage(before))}",
+    ]
+    for mode in model.get("after") or {}:
         after = _side(model, mode)
         if not _ok(after):
             parts.append(f"{mode}: error: {str(after.get('error'))[:200]}")
             continue
-        parts.append(f"{mode}: changed {len(after.get('changed_files', []))}, skipped {_num(after, 'skipped')}, "
-                     f"ops {_num(after, 'ops')}, cov {_pct(_coverage(after))}, equal {_equal(after)}")
+        parts.append(
+            f"{mode}: changed {len(after.get('changed_files', []))}, skipped {_num(after, 'skipped')}, "
+            f"ops {_num(after, 'ops')}, cov {_pct(_coverage(after))}, equal {_equal(after)}"
+        )
     return "; ".join(parts) + f" ({model.get('wall_s', 0):.0f}s)"
 
 
 # -- aggregate --------------------------------------------------------------------------------
+
 
 def aggregate(models: list[dict[str, Any]], mode: str) -> dict[str, Any]:
     """Totals over the models measured on both sides in ``mode``."""
@@ -137,6 +148,7 @@ def _median(values: Iterable[Optional[float]]) -> Optional[float]:
 
 
 # -- markdown -----------------------------------------------------------------------------------
+
 
 def render(document: dict[str, Any], medium: Optional[dict[str, Any]] = None) -> str:
     """The whole markdown report."""
@@ -178,14 +190,17 @@ def _meta_lines(meta: dict[str, Any]) -> list[str]:
         f"- machine: {machine['cpus']} CPUs, {machine['processor']}, {machine['platform']}; "
         f"device {settings['device']}, torch threads {settings['threads'] or 'default'}",
         f"- settings: backend {settings['backend']}, size {settings['size']}, "
-        f"median of {settings['calls']} calls, modes {', '.join(settings['modes'])}",
+        f"median of {settings['calls']} calls (at least {settings.get('min_time', 0):g} s each), "
+        f"modes {', '.join(settings['modes'])}",
     ]
 
 
 def _aggregate_table(rows: list[dict[str, Any]]) -> list[str]:
-    out = ["| mode | models | rewritten | skipped frames | graph breaks | ops in graphs | coverage (all ops) "
-           "| coverage (median model) | outputs equal | more ops | fewer skips |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    out = [
+        "| mode | models | rewritten | skipped frames | graph breaks | ops in graphs | coverage (all ops) "
+        "| coverage (median model) | outputs equal | more ops | fewer skips |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for row in rows:
         out.append(
             f"| {row['mode']} | {row['models']} | {row['models_changed']} "
@@ -193,18 +208,20 @@ def _aggregate_table(rows: list[dict[str, Any]]) -> list[str]:
             f"| {row['graph_breaks'][0]} → {row['graph_breaks'][1]} | {row['ops'][0]} → {row['ops'][1]} "
             f"| {_pct(row['coverage'][0])} → {_pct(row['coverage'][1])} "
             f"| {_pct(row['coverage_median'][0])} → {_pct(row['coverage_median'][1])} "
-            f"| {row['outputs_equal']}/{row['models']} | {row['models_more_ops']} | {row['models_fewer_skips']} |")
+            f"| {row['outputs_equal']}/{row['models']} | {row['models_more_ops']} | {row['models_fewer_skips']} |"
+        )
     return out
 
 
 def _model_table(models: list[dict[str, Any]], modes: list[str]) -> list[str]:
-    out = ["| model | family | mode | files (changed) | frames ok/total | skipped (h) | breaks | graphs | ops "
-           "| coverage | compile s | c/e before, after | a/b | equal |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    out = [
+        "| model | family | mode | files (changed) | frames ok/total | skipped (h) | breaks | graphs | ops "
+        "| coverage | compile s | c/e before, after | a/b | equal |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for model in models:
         if model.get("error"):
-            out.append(f"| {model['name']} | {model['family']} | – | error: {_cell(model['error'])} "
-                       + "| " * 10 + "|")
+            out.append(f"| {model['name']} | {model['family']} | – | error: {_cell(model['error'])} " + "| " * 10 + "|")
             continue
         for mode in modes:
             out.append(_model_row(model, mode))
@@ -214,8 +231,11 @@ def _model_table(models: list[dict[str, Any]], modes: list[str]) -> list[str]:
 def _model_row(model: dict[str, Any], mode: str) -> str:
     before, after = _side(model, None), _side(model, mode)
     if not _ok(after):
-        return (f"| {model['name']} | {model['family']} | {mode} | error: {_cell(str(after.get('error')))} "
-                + "| " * 10 + "|")
+        return (
+            f"| {model['name']} | {model['family']} | {mode} | error: {_cell(str(after.get('error')))} "
+            + "| " * 10
+            + "|"
+        )
 
     def frames(side: dict[str, Any]) -> str:
         return f"{_num(side, 'frames_ok')}/{_num(side, 'frames_total')}"
@@ -229,15 +249,18 @@ def _model_row(model: dict[str, Any], mode: str) -> str:
 
     ce_before, ce_after, after_before = timing_ratios(before, after)
     equal = _equal(after)
-    return (f"| {model['name']} | {model['family']} | {mode} "
-            f"| {len(model.get('files', []))} ({len(after.get('changed_files', []))}) "
-            f"| {_arrow(frames(before), frames(after))} | {_arrow(skipped(before), skipped(after))} "
-            f"| {_arrow(_num(before, 'graph_breaks'), _num(after, 'graph_breaks'))} "
-            f"| {_arrow(_num(before, 'graphs'), _num(after, 'graphs'))} "
-            f"| {_arrow(_num(before, 'ops'), _num(after, 'ops'))} "
-            f"| {_arrow(_pct(_coverage(before)), _pct(_coverage(after)))} "
-            f"| {_arrow(seconds(before), seconds(after))} | {ce_before}, {ce_after} | {after_before} "
-            f"| {'yes' if equal else 'NO' if equal is False else '–'} |")
+    mode_cell = f"{mode} (= {after['same_as']})" if after.get("same_as") else mode
+    return (
+        f"| {model['name']} | {model['family']} | {mode_cell} "
+        f"| {len(model.get('files', []))} ({len(after.get('changed_files', []))}) "
+        f"| {_arrow(frames(before), frames(after))} | {_arrow(skipped(before), skipped(after))} "
+        f"| {_arrow(_num(before, 'graph_breaks'), _num(after, 'graph_breaks'))} "
+        f"| {_arrow(_num(before, 'graphs'), _num(after, 'graphs'))} "
+        f"| {_arrow(_num(before, 'ops'), _num(after, 'ops'))} "
+        f"| {_arrow(_pct(_coverage(before)), _pct(_coverage(after)))} "
+        f"| {_arrow(seconds(before), seconds(after))} | {ce_before}, {ce_after} | {after_before} "
+        f"| {'yes' if equal else 'NO' if equal is False else '–'} |"
+    )
 
 
 def timings(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, Optional[float]], bool]:
@@ -249,16 +272,23 @@ def timings(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, Op
     keys = ("before_compiled", "after_compiled", "before_eager", "after_eager")
     if after.get("pair_after_compiled_s"):
         return {key: after.get(f"pair_{key}_s") for key in keys}, True
-    return {"before_compiled": before.get("compiled_s"), "after_compiled": after.get("compiled_s"),
-            "before_eager": before.get("eager_s"), "after_eager": after.get("eager_s")}, False
+    return {
+        "before_compiled": before.get("compiled_s"),
+        "after_compiled": after.get("compiled_s"),
+        "before_eager": before.get("eager_s"),
+        "after_eager": after.get("eager_s"),
+    }, False
 
 
 def timing_ratios(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, str, str]:
     """compiled/eager before, compiled/eager after, after/before compiled, as table cells (``*``: not paired)."""
     t, paired = timings(before, after)
     after_before = _ratio(t["after_compiled"], t["before_compiled"])
-    return (_ratio(t["before_compiled"], t["before_eager"]), _ratio(t["after_compiled"], t["after_eager"]),
-            after_before if paired or after_before == "–" else after_before + "*")
+    return (
+        _ratio(t["before_compiled"], t["before_eager"]),
+        _ratio(t["after_compiled"], t["after_eager"]),
+        after_before if paired or after_before == "–" else after_before + "*",
+    )
 
 
 def _cell(text: str) -> str:
@@ -279,6 +309,9 @@ def _details(models: list[dict[str, Any]], modes: list[str]) -> list[str]:
             label = f"after, {mode}"
             if after.get("patch"):
                 label += f" ([patch]({after['patch']}), {len(after.get('changed_files', []))} files changed)"
+            if after.get("same_as"):
+                out.append(f"- {label}: the same patch as {after['same_as']}, figures above")
+                continue
             out += _side_details(label, after)
         out.append("")
     return out
@@ -300,10 +333,15 @@ def _side_details(label: str, side: dict[str, Any]) -> list[str]:
 
 def _medium_section(medium: dict[str, Any]) -> list[str]:
     meta = medium["meta"]
-    out = ["## Medium sizes (timings)", "", *_meta_lines(meta), "",
-           "| model | mode | skipped | ops | compile s before, after | compiled ms before, after "
-           "| eager ms before, after | c/e before, after | a/b | equal (tolerance) |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+    out = [
+        "## Medium sizes (timings)",
+        "",
+        *_meta_lines(meta),
+        "",
+        "| model | mode | skipped | ops | compile s before, after | compiled ms before, after "
+        "| eager ms before, after | c/e before, after | a/b | equal (tolerance) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for model in medium["models"]:
         for mode in meta["settings"]["modes"]:
             out.append(_medium_row(model, mode))
@@ -313,7 +351,11 @@ def _medium_section(medium: dict[str, Any]) -> list[str]:
 def _medium_row(model: dict[str, Any], mode: str) -> str:
     before, after = _side(model, None), _side(model, mode)
     if model.get("error") or not _ok(after):
-        return f"| {model['name']} | {mode} | error: {_cell(str(model.get('error') or after.get('error')))} " + "| " * 8 + "|"
+        return (
+            f"| {model['name']} | {mode} | error: {_cell(str(model.get('error') or after.get('error')))} "
+            + "| " * 8
+            + "|"
+        )
     t, _ = timings(before, after)
     ce_before, ce_after, after_before = timing_ratios(before, after)
 
@@ -322,18 +364,23 @@ def _medium_row(model: dict[str, Any], mode: str) -> str:
 
     compile_before = f"{before['compile_s']:.1f}" if _ok(before) else "–"
     equal = _equal(after)
-    return (f"| {model['name']} | {mode} | {_arrow(_num(before, 'skipped'), _num(after, 'skipped'))} "
-            f"| {_arrow(_num(before, 'ops'), _num(after, 'ops'))} | {compile_before}, {after['compile_s']:.1f} "
-            f"| {ms('before_compiled')}, {ms('after_compiled')} | {ms('before_eager')}, {ms('after_eager')} "
-            f"| {ce_before}, {ce_after} | {after_before} | {'yes' if equal else 'NO' if equal is False else '–'} |")
+    return (
+        f"| {model['name']} | {mode} | {_arrow(_num(before, 'skipped'), _num(after, 'skipped'))} "
+        f"| {_arrow(_num(before, 'ops'), _num(after, 'ops'))} | {compile_before}, {after['compile_s']:.1f} "
+        f"| {ms('before_compiled')}, {ms('after_compiled')} | {ms('before_eager')}, {ms('after_eager')} "
+        f"| {ce_before}, {ce_after} | {after_before} | {'yes' if equal else 'NO' if equal is False else '–'} |"
+    )
 
 
 # -- files ------------------------------------------------------------------------------------------
 
+
 def write(document: dict[str, Any], results: str, name: str) -> None:
     """Save ``name``.json and re-render realworld.md from the JSON files present."""
-    document = {**document, "aggregate": [aggregate(document["models"], mode)
-                                          for mode in document["meta"]["settings"]["modes"]]}
+    document = {
+        **document,
+        "aggregate": [aggregate(document["models"], mode) for mode in document["meta"]["settings"]["modes"]],
+    }
     with open(os.path.join(results, f"{name}.json"), "w", encoding="utf-8") as handle:
         json.dump(document, handle, indent=1, default=str)
         handle.write("\n")

@@ -114,6 +114,32 @@ def test_a_read_only_file_is_refused_even_for_root(tmp_path):
     assert leftovers(str(tmp_path)) == []
 
 
+def test_a_file_changed_since_it_was_read_is_not_written(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_bytes(b"old\n")
+    stamp = fileio.read_source(str(path)).stamp
+    assert stamp is not None
+    path.write_bytes(b"own\n")  # same size: the content tells
+    with pytest.raises(fileio.FileChanged, match="changed while gbfix was working on it"):
+        atomic_write(str(path), b"new\n", expected=stamp)
+    assert path.read_bytes() == b"own\n"
+    assert leftovers(str(tmp_path)) == []
+    # Still as read: written.
+    atomic_write(str(path), b"new\n", expected=fileio.read_source(str(path)).stamp)
+    assert path.read_bytes() == b"new\n"
+
+
+def test_a_file_removed_since_it_was_read_is_not_brought_back(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_bytes(b"old\n")
+    stamp = fileio.read_source(str(path)).stamp
+    path.unlink()
+    with pytest.raises(OSError):
+        atomic_write(str(path), b"new\n", expected=stamp)
+    assert not path.exists()
+    assert leftovers(str(tmp_path)) == []
+
+
 # -- killing a batch ----------------------------------------------------------------
 
 N_FILES = 8

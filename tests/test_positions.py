@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import glob
+import inspect
 import os
+import sys
 
 import libcst as cst
 import pytest
@@ -80,3 +82,19 @@ def test_generated_source_positions_are_equal(source: str) -> None:
     except (cst.ParserSyntaxError, RecursionError):
         return
     _assert_same(source)
+
+
+def test_a_walk_too_deep_for_the_recursion_limit_raises_recursion_error() -> None:
+    # Not a KeyError from a range whose inner nodes were never recorded: the
+    # engine reports a RecursionError as "too deeply nested".
+    depth = 95
+    source = "".join(" " * i + "if x:\n" for i in range(depth)) + " " * depth + "pass\n"
+    wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+    positions = wrapper.resolve(LazyPositionProvider)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 100)
+    try:
+        with pytest.raises(RecursionError):
+            positions.get(wrapper.module.body[0])
+    finally:
+        sys.setrecursionlimit(limit)

@@ -22,7 +22,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codemods.analysis.catalogue import CATALOGUE, PARENTS_OF_LAST, WATCHED_NAMES
+from codemods.analysis.catalogue import (
+    CATALOGUE,
+    CONDITION_LINE,
+    PARENTS_OF_LAST,
+    TENSOR_READ_NAMES,
+    TENSOR_READ_REST,
+    WATCHED_NAMES,
+)
 from codemods.rules.base import Prefilter, Rule
 from codemods.rules.registry import REGISTRY
 from rewriter.engine import pipeline as engine
@@ -397,7 +404,9 @@ def _may_break_by_pattern(text: str) -> bool:
         watched = _WATCHED_CALL.search(facts.text) is not None
     else:
         watched = any(name in WATCHED_NAMES for _, name, _ in facts._raw_calls())
-    return watched or _ALIAS.search(facts.text) is not None
+    reads = re.compile(r"\b(?:%s)" % "|".join(TENSOR_READ_NAMES) + TENSOR_READ_REST.pattern)
+    data_dependent = reads.search(facts.text) or CONDITION_LINE.search(facts.text)
+    return watched or _ALIAS.search(facts.text) is not None or data_dependent is not None
 
 
 @settings(max_examples=400, deadline=None)
@@ -492,7 +501,7 @@ def test_skeleton_keeps_lines_and_restores_bodies() -> None:
 
 def test_catalogue_kinds_are_modelled() -> None:
     """A new kind of catalogue entry must be taught to the screen (until then it lets everything through)."""
-    assert {entry.kind for entry in CATALOGUE} <= {"qualified", "method", "logger"}
+    assert {entry.kind for entry in CATALOGUE} <= {"qualified", "method", "logger", "tensor_read", "condition"}
     assert screen.SOUND
 
 

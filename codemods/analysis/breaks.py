@@ -30,6 +30,9 @@ from libcst.metadata import BatchableMetadataProvider
 
 from codemods.analysis.catalogue import (
     BY_QUALIFIED,
+    BY_TENSOR_READ,
+    CONDITION,
+    CONDITION_CALLS,
     LOGGER_NAMES,
     logger_entry,
     method_entry,
@@ -37,6 +40,7 @@ from codemods.analysis.catalogue import (
 from codemods.analysis.nodes import dotted_name
 from codemods.analysis.reach import ExternalBreak, call_key
 from codemods.analysis.scopes import Scope, ScopeTracker, names_in
+from codemods.analysis.tensors import TensorFacts, torch_aliases
 from codemods.fastcst import walk
 
 
@@ -98,7 +102,14 @@ class _Collector(ScopeTracker):
         self.logger_names: set[str] = set(LOGGER_NAMES)
         self._class_stack: list[str] = []
         self._func_stack: list[_Function] = []
-        self.direct_calls: dict[cst.Call, BreakReason] = {}
+        #: breaking calls, and ``if`` tests that branch on a tensor's values
+        self.direct_calls: dict[cst.CSTNode, BreakReason] = {}
+        #: ``if`` tests that call a condition name (``mask.any()``), with their function
+        self._conditions: list[tuple[cst.BaseExpression, _Function]] = []
+        #: function node id -> what its expressions are (for the data-dependent entries)
+        self._tensor_facts: dict[int, TensorFacts] = {}
+        self._module: Optional[cst.Module] = None
+        self._torch_names: Optional[frozenset[str]] = None
         #: in walk order: calls (with the function they are in) and assignments, with their scope
         self._events: list[tuple[Union[cst.Call, cst.Assign], Optional[_Function], Scope]] = []
 
@@ -158,6 +169,13 @@ class _Collector(ScopeTracker):
             aliases = self.loop_aliases.setdefault(id(self._func_stack[-1].node), {})
             aliases[node.target.value] = source[5:]
 
+    def visit_Module(self, node: cst.Module) -> None:
+        self._module = node
+
+    def visit_If(self, node: cst.If) -> None:
+        if self._func_stack and _calls_a_condition(node.test):
+            self._conditions.append((node.test, self._func_stack[-1]))
+
     def visit_Call(self, node: cst.Call) -> None:
         self._events.append((node, self._func_stack[-1] if self._func_stack else None, self._scope))
 
@@ -173,7 +191,7 @@ class _Collector(ScopeTracker):
                         if name:
                             self.logger_names.add(name)
                 continue
-            reason = self._catalogue_reason(node, scope)
+            reason = self._catalogue_reason(node, scope, fn)
             if reason is not None:
                 self.direct_calls[node] = reason
                 if fn is not None and fn.direct is None:
@@ -183,12 +201,32 @@ class _Collector(ScopeTracker):
                 name = _callee_name(node)
                 if name:
                     fn.callees.append((node, name))
+        for test, fn in self._conditions:
+            if _branches_on_tensor(test, self.tensor_facts(fn)):
+                reason = BreakReason(CONDITION.reason, CONDITION.raises)
+                self.direct_calls[test] = reason
+                if fn.direct is None:
+                    fn.direct = reason
 
-    def _catalogue_reason(self, node: cst.Call, scope: Scope) -> Optional[BreakReason]:
-        """The catalogue's reason for the call ``node``, read in ``scope``, if it breaks."""
+    def tensor_facts(self, fn: _Function) -> TensorFacts:
+        """What ``fn``'s expressions are, computed when a data-dependent entry first asks."""
+        facts = self._tensor_facts.get(id(fn.node))
+        if facts is None:
+            if self._torch_names is None:
+                self._torch_names = torch_aliases(self._module) if self._module is not None else frozenset({"torch"})
+            submodules = self.submodules.get(fn.cls, {}) if fn.cls is not None else {}
+            facts = TensorFacts(fn.node, fn.cls is not None, submodules, self._torch_names)
+            self._tensor_facts[id(fn.node)] = facts
+        return facts
+
+    def _catalogue_reason(self, node: cst.Call, scope: Scope, fn: Optional[_Function]) -> Optional[BreakReason]:
+        """The catalogue's reason for the call ``node``, read in ``scope`` (in ``fn``), if it breaks."""
         for qname in names_in(scope, node):
             entry = BY_QUALIFIED.get(qname)
-            if entry is not None:
+            if entry is not None and (entry.arity is None or _positional(node) == entry.arity):
+                return BreakReason(entry.reason, entry.raises)
+            entry = BY_TENSOR_READ.get(qname)
+            if entry is not None and fn is not None and _reads_a_tensor(node, self.tensor_facts(fn)):
                 return BreakReason(entry.reason, entry.raises)
         func = node.func
         if not isinstance(func, cst.Attribute):
@@ -218,6 +256,60 @@ def _callee_name(node: cst.Call) -> Optional[str]:
     return None
 
 
+def _positional(call: cst.Call) -> Optional[int]:
+    """How many positional arguments ``call`` has; None with a keyword or a star."""
+    if any(arg.keyword is not None or arg.star for arg in call.args):
+        return None
+    return len(call.args)
+
+
+_NOT_IN_TEST = walk.node_types(cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def _reads_a_tensor(call: cst.Call, facts: TensorFacts) -> bool:
+    """``int(x.sum())``: one argument, a method call on one line that makes a tensor.
+
+    Only this shape counts (the prefilter finds it by its text,
+    :data:`~codemods.analysis.catalogue.TENSOR_READ_REST`); ``int(t)`` of a
+    bare name is left to a recorded run.
+    """
+    if _positional(call) != 1:
+        return False
+    arg = call.args[0].value
+    if not (isinstance(arg, cst.Call) and isinstance(arg.func, cst.Attribute)):
+        return False
+    return "\n" not in _code(arg) and facts.is_tensor(arg)
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _calls_a_condition(test: cst.BaseExpression) -> bool:
+    """``test``, on one line, calls a name of :data:`CONDITION_CALLS` (``mask.any()``).
+
+    One line: the prefilter finds such an ``if`` by its line
+    (:data:`~codemods.analysis.catalogue.CONDITION_LINE`).
+    """
+    if "\n" in _code(test):
+        return False
+    for node in walk.descendants(test, lambda node: type(node) not in _NOT_IN_TEST):
+        if type(node) is cst.Call:
+            name = dotted_name(node.func)
+            if name is not None and name.rpartition(".")[2] in CONDITION_CALLS:
+                return True
+    return False
+
+
+def _branches_on_tensor(test: cst.BaseExpression, facts: TensorFacts) -> bool:
+    """The truth of ``test`` is the truth of a tensor (``not``, ``and`` and ``or`` looked through)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _branches_on_tensor(test.expression, facts)
+    if isinstance(test, cst.BooleanOperation):
+        return _branches_on_tensor(test.left, facts) or _branches_on_tensor(test.right, facts)
+    return facts.is_tensor(test)
+
+
 def _class_names_called(node: cst.CSTNode) -> set[str]:
     """Bare class-like names called anywhere in an expression (``Block(...)``)."""
     return {
@@ -228,7 +320,7 @@ def _class_names_called(node: cst.CSTNode) -> set[str]:
 
 
 class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]):
-    """Marks each breaking ``Call`` and ``FunctionDef`` with a :class:`BreakReason`.
+    """Marks each breaking ``Call``, ``if`` test and ``FunctionDef`` with a :class:`BreakReason`.
 
     Its cache (``MetadataWrapper(..., cache={BreakProvider: table})``) is the
     file's ``external`` table: call key -> :class:`ExternalBreak`.
@@ -367,7 +459,7 @@ def find_breaks(
     line_of: Optional[Callable[[cst.CSTNode], int]] = None,
     extra_lines: frozenset[int] = frozenset(),
 ) -> list[BreakSite]:
-    """Every breaking call in ``nodes``, in source order.
+    """Every breaking call, and every ``if`` that branches on a tensor's values, in ``nodes``, in source order.
 
     Bodies of nested functions, lambdas and classes are not entered: defining
     a function does not run it (calling it is seen at the call site).
@@ -388,7 +480,13 @@ def find_breaks(
                 reason = lookup(node)
                 if reason is not None:
                     sites.append(BreakSite(node, reason))
-            elif recorded and isinstance(node, cst.BaseSmallStatement):
+                continue
+            if type(node) is cst.If:
+                branch = lookup(node.test)
+                if branch is not None:
+                    sites.append(BreakSite(node.test, branch))
+                    continue
+            if recorded and isinstance(node, cst.BaseSmallStatement):
                 if line_of(node) in extra_lines:  # type: ignore[misc]
                     sites.append(BreakSite(node, BreakReason("recorded as a graph break by a run")))
             elif recorded and isinstance(node, (cst.If, cst.While)):

@@ -11,18 +11,32 @@ safe only for calls that cannot.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal, Optional
 
-MatchKind = Literal["qualified", "method", "logger"]
+MatchKind = Literal["qualified", "method", "logger", "tensor_read", "condition"]
 
 
 @dataclass(frozen=True)
 class BreakCall:
+    """One call that breaks the graph.
+
+    ``qualified``: by qualified name (``torch.nonzero``), and with ``arity``
+    only when called with that many positional arguments and no keyword
+    (``torch.where(cond)``); ``method``: a method of that name called with no
+    argument (``x.item()``); ``logger``: a logger method on a logger-like
+    receiver; ``tensor_read``: a builtin applied to a tensor (``int(t)``),
+    which needs the tensor inference of :mod:`codemods.analysis.tensors`;
+    ``condition``: a call of that name inside the test of an ``if`` whose
+    value is a tensor (``if mask.any():``), a branch on the tensor's values.
+    """
+
     kind: MatchKind
     name: str
     reason: str
     raises: bool = True
+    arity: Optional[int] = None
 
 
 CATALOGUE: tuple[BreakCall, ...] = (
@@ -49,6 +63,14 @@ CATALOGUE: tuple[BreakCall, ...] = (
     BreakCall("qualified", "logging.log", "logging call", raises=False),
     BreakCall("method", "item", "Tensor.item() reads a value from the device"),
     BreakCall("method", "tolist", "Tensor.tolist() reads values from the device"),
+    # data-dependent code: each one, in a 3-iteration loop under torch.compile on torch 2.13,
+    # made the frame skip (tests/test_catalogue_measured.py); `while` conditions, `assert`,
+    # iterating a nonzero() result and three-argument torch.where did not
+    BreakCall("method", "nonzero", "Tensor.nonzero() has a data-dependent output shape"),
+    BreakCall("qualified", "torch.where", "one-argument torch.where has a data-dependent output shape", arity=1),
+    BreakCall("tensor_read", "builtins.int", "int() of a tensor reads a value from the device"),
+    BreakCall("tensor_read", "builtins.float", "float() of a tensor reads a value from the device"),
+    BreakCall("tensor_read", "builtins.bool", "bool() of a tensor reads a value from the device"),
     BreakCall("logger", "debug", "logging call", raises=False),
     BreakCall("logger", "info", "logging call", raises=False),
     BreakCall("logger", "warning", "logging call", raises=False),
@@ -67,6 +89,13 @@ LOGGER_NAMES: frozenset[str] = frozenset(
 BY_QUALIFIED: dict[str, BreakCall] = {c.name: c for c in CATALOGUE if c.kind == "qualified"}
 BY_METHOD: dict[str, BreakCall] = {c.name: c for c in CATALOGUE if c.kind == "method"}
 BY_LOGGER_METHOD: dict[str, BreakCall] = {c.name: c for c in CATALOGUE if c.kind == "logger"}
+BY_TENSOR_READ: dict[str, BreakCall] = {c.name: c for c in CATALOGUE if c.kind == "tensor_read"}
+
+#: calls whose presence in an ``if`` test marks a branch on a tensor's values when the test is a tensor
+CONDITION_CALLS: frozenset[str] = frozenset(
+    "any all sum max min mean prod norm isfinite isnan isinf equal allclose count_nonzero argmax argmin abs".split()
+)
+CONDITION = BreakCall("condition", "if", "a branch on a tensor's values (data-dependent control flow)")
 
 
 def method_entry(name: str, has_arguments: bool) -> Optional[BreakCall]:
@@ -87,7 +116,7 @@ def logger_entry(name: str, receiver: Optional[str]) -> Optional[BreakCall]:
 # that both readers match the same calls, the prefilter never fewer.
 
 #: the kinds of entry the prefilter models; an entry of another kind turns its structural stage off
-MATCH_KINDS: tuple[MatchKind, ...] = ("qualified", "method", "logger")
+MATCH_KINDS: tuple[MatchKind, ...] = ("qualified", "method", "logger", "tensor_read", "condition")
 QUALIFIED_NAMES: frozenset[str] = frozenset(BY_QUALIFIED)
 #: last name -> the names written just before it (``sys.stdout.write``: ``stdout``)
 PARENTS_OF_LAST: dict[str, frozenset[str]] = {
@@ -100,6 +129,13 @@ METHOD_NAMES: frozenset[str] = frozenset(BY_METHOD)
 LOGGER_METHOD_NAMES: frozenset[str] = frozenset(BY_LOGGER_METHOD)
 #: last names of :data:`LOGGER_NAMES` (``self.logger``: ``logger``)
 LOGGER_RECEIVER_LASTS: frozenset[str] = frozenset(name.rpartition(".")[2] for name in LOGGER_NAMES)
+#: builtins that break when applied to a tensor (``int``…), matched only around a method call,
+#: on one line: ``int(x.sum())`` (see :data:`TENSOR_READ_CALL`)
+TENSOR_READ_NAMES: frozenset[str] = frozenset(name.rpartition(".")[2] for name in BY_TENSOR_READ)
+#: after ``int``: ``(`` and, on the same line, a method call inside it (``int(x.sum())``)
+TENSOR_READ_REST = re.compile(r"\s*\([^\n]*?\.\s*\w+\s*\(")
+#: an ``if`` line that calls a condition name: what a branch on a tensor looks like as text
+CONDITION_LINE = re.compile(r"^[ \t]*(?:el)?if\b[^\n]*?\b(?:%s)\s*\(" % "|".join(sorted(CONDITION_CALLS)), re.MULTILINE)
 #: names whose call may break whatever the module defines
 WATCHED_NAMES: frozenset[str] = frozenset(PARENTS_OF_LAST) | METHOD_NAMES | LOGGER_METHOD_NAMES
 

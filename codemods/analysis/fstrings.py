@@ -6,12 +6,15 @@ f-string that formats a value derived from it then fails in the resume
 function (torch 2.13: ``BUILD_STRING type error`` or ``TypeError: sequence
 item 1: expected str instance, int found``). ``"{}".format(i)`` compiles.
 ``f"{x!r:>5}"`` and ``"{!r:>5}".format(x)`` call the same ``format`` and
-``repr`` in the same order, so the change is exact.
+``repr`` in the same order, so the change is exact. A self-documenting
+field is its own source text and then the value: ``f"{x = }"`` is
+``"x = {!r}".format(x)`` (``repr`` unless the field names a conversion or
+a format spec, as Python does).
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 import libcst as cst
 
@@ -44,11 +47,14 @@ def to_format_call(node: cst.FormattedString) -> cst.BaseExpression:
             text.append(part.value)
             continue
         assert isinstance(part, cst.FormattedStringExpression)
+        conversion = part.conversion
         if part.equal is not None:
-            raise Unconvertible("self-documenting f-string field (`{x=}`)")
+            text.append(_self_documenting_text(part, quote))
+            if not conversion and not part.format_spec:
+                conversion = "r"
         field = "{"
-        if part.conversion:
-            field += "!" + part.conversion
+        if conversion:
+            field += "!" + conversion
         args.append(cst.Arg(part.expression))
         if part.format_spec:
             field += ":" + _spec_text(tuple(part.format_spec), args)
@@ -63,6 +69,37 @@ def to_format_call(node: cst.FormattedString) -> cst.BaseExpression:
             for i, arg in enumerate(args)
         ],
     )
+
+
+def _self_documenting_text(part: cst.FormattedStringExpression, quote: str) -> str:
+    """What ``{x = }`` prints before the value: the field's source up to and with the ``=``, braces doubled."""
+    assert part.equal is not None
+    code = cst.Module(body=[]).code_for_node
+    source = "".join(
+        (
+            code(part.whitespace_before_expression),
+            code(part.expression),
+            code(part.whitespace_after_expression),
+            code(part.equal.whitespace_before),
+            "=",
+            code(part.equal.whitespace_after),
+        )
+    )
+    # Since Python 3.12 a field may hold backslashes, its own quotes and line breaks:
+    # none of them can be copied into a plain literal as they are.
+    if "\\" in source or quote[0] in source or ("\n" in source and len(quote) == 1):
+        raise Unconvertible("self-documenting f-string field (`{x=}`) whose source cannot be quoted")
+    return source.replace("{", "{{").replace("}", "}}")
+
+
+def unconvertible(statements: Sequence[cst.CSTNode]) -> Optional[str]:
+    """Why some f-string in ``statements`` has no exact ``str.format`` spelling; None when all have one."""
+    converter = FStringsToFormat()
+    for statement in statements:
+        statement.visit(converter)
+        if converter.error:
+            return converter.error
+    return None
 
 
 class FStringsToFormat(cst.CSTTransformer):

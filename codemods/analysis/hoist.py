@@ -55,6 +55,8 @@ _READ_ONLY_BUILTINS = frozenset(
     "any all".split()
 )
 _SCOPES = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef)
+#: the catalogue methods that read values out of a tensor (``nonzero`` makes a tensor)
+_READS = frozenset(name for name in BY_METHOD if name in ("item", "tolist"))
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,7 @@ def _read_of(call: cst.Call, reason: Optional[BreakReason]) -> Optional[tuple[st
         return None
     method = call.func.attr.value
     receiver = dotted_name(call.func.value)
-    if method not in BY_METHOD or receiver is None:
+    if method not in _READS or receiver is None:
         return None
     return receiver, method
 

@@ -118,6 +118,13 @@ def _annotation_kind(annotation: Optional[cst.Annotation]) -> Optional[str]:
     return OTHER if names <= _PLAIN_TYPES else UNKNOWN
 
 
+def _plain_default(default: Optional[cst.BaseExpression]) -> bool:
+    """A default that is a plain value (``False``, ``1``, ``"mean"``), not ``None`` or nothing."""
+    if default is None or (isinstance(default, cst.Name) and default.value == "None"):
+        return False
+    return isinstance(default, (cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.UnaryOperation))
+
+
 def _join(kinds: Iterable[str]) -> str:
     """The kind of a name from the kinds of its bindings: a tensor on any evidence."""
     found = set(kinds)
@@ -144,18 +151,22 @@ class TensorFacts:
         #: loop variables over a submodule list (``for layer in self.layers``)
         self.module_names: set[str] = set()
         self.kinds: dict[str, str] = {}
+        #: node id -> kind, once the names' kinds are settled (a kind is asked of every sub-expression)
+        self._memo: Optional[dict[int, str]] = None
         params = func.params
         for index, param in enumerate((*params.posonly_params, *params.params, *params.kwonly_params)):
             kind = _annotation_kind(param.annotation)
             if kind is None and is_method and index == 0:
                 kind = OTHER  # self
             elif kind is None and is_method and func.name.value == "forward":
-                kind = TENSOR
+                # `use_cache=False`: a flag, not an input
+                kind = OTHER if _plain_default(param.default) else TENSOR
             self.kinds[param.name.value] = kind or UNKNOWN
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 self.kinds[star.name.value] = OTHER  # a tuple, a dict
         self._settle()
+        self._memo = {}
 
     def _own_nodes(self, root: cst.CSTNode) -> Iterable[cst.CSTNode]:
         return walk.descendants(root, lambda node: type(node) not in _SCOPES)
@@ -209,6 +220,15 @@ class TensorFacts:
 
     # -- kinds -------------------------------------------------------------------------
     def kind(self, expr: cst.BaseExpression) -> str:
+        memo = self._memo
+        if memo is None:
+            return self._kind(expr)
+        found = memo.get(id(expr))
+        if found is None:
+            found = memo[id(expr)] = self._kind(expr)
+        return found
+
+    def _kind(self, expr: cst.BaseExpression) -> str:
         if isinstance(expr, _LITERALS):
             return OTHER
         if isinstance(expr, cst.Name):

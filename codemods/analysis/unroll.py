@@ -22,6 +22,7 @@ from codemods.analysis.bindings import (
     name_use,
     target_names,
 )
+from codemods.analysis.fstrings import unconvertible
 from codemods.analysis.nodes import block_indent, body_statements, dotted_name
 from codemods.fastcst import walk
 
@@ -283,6 +284,11 @@ def plan_unroll(
             return Refusal(f"the loop body has {what}")
     if use.global_decl or use.nonlocal_decl:
         return Refusal("the loop body declares `global` or `nonlocal`")
+    # Said here, not when GBF001 converts them: GBF002 then outlines the loop
+    # instead of leaving it to a rule that cannot unroll it.
+    fstring = unconvertible(body)
+    if fstring:
+        return Refusal(f"{fstring} would not compile after unrolling")
     if set(targets) & use.bound:
         return Refusal("the loop body rebinds the loop variable")
     if set(targets) & use.closure_read:

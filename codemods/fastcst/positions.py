@@ -97,7 +97,11 @@ class _Syntactic:
     def __enter__(self) -> None:
         self.start = (self.state.line, self.state.column)
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is not None:
+            # The walk failed inside (a RecursionError on deep code): the nodes this
+            # range needs were never recorded, and looking them up would hide why.
+            return
         state = self.state
         computed = state.provider._computed
         # the provider's own table is keyed by node id (see LazyPositionProvider._gen)

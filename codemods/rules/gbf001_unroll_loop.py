@@ -37,15 +37,18 @@ Rewritten
     (``i = 0``, ``_gbfix_inner_1(i)``…), as the loop binds it before each trip.
     f-strings in the body become ``str.format`` calls: the index is a
     dynamic ``SymInt`` after the second call, and an f-string that formats
-    it fails to compile on torch 2.13.
+    it fails to compile on torch 2.13. A self-documenting field keeps its
+    text: ``f"{i=}"`` becomes ``"i={!r}".format(i)``.
 
 Fix safety
     Safe: the calls run the same statements in the same order with the same
     values. The loop is left alone, with the reason reported, when that
     cannot be shown: ``break``, ``return``, ``yield``, ``await``, ``global``
     or ``nonlocal`` in the body, the loop variable rebound in the body or
-    captured by a closure, more trips than ``unroll_max_trips`` (16), or
-    iterable elements that the body could change. Such loops are GBF002's
+    captured by a closure, more trips than ``unroll_max_trips`` (16),
+    iterable elements that the body could change, or an f-string with no
+    exact ``str.format`` spelling (a field nested in a format spec with a
+    conversion of its own). Such loops are GBF002's
     (outlining). A name the loop alone binds but the rest of the function
     reads, or that carries a value from one trip to the next, lives in the
     parent: declared there with a bare ``name: object`` annotation, which
@@ -133,20 +136,12 @@ class UnrollLoop(LoopRule):
             if not self.defers_to("GBF002"):
                 self.report(original_node, message, "none", note=f"not unrolled: {plan.reason}")
             return updated_node
+        # plan_unroll refused the f-strings this cannot convert.
         converter = FStringsToFormat()
         body = [
             cast(cst.BaseStatement, cast(cst.BaseStatement, stmt.visit(ReplaceLoopControl())).visit(converter))
             for stmt in body
         ]
-        if converter.error:
-            if not self.defers_to("GBF002"):
-                self.report(
-                    original_node,
-                    message,
-                    "none",
-                    note=f"not unrolled: {converter.error} would not compile after unrolling",
-                )
-            return updated_node
         if not self.report(original_node, message, "safe"):
             return updated_node
         helper = self.names.fresh("inner")

@@ -44,6 +44,8 @@ class LoopRule(FunctionScopedRule):
         self.classes: list[cst.ClassDef] = []
         #: function node id -> its inline tensor ops (a function may hold several loops)
         self._inline_ops: dict[int, int] = {}
+        #: class node id -> the attributes its methods assign submodules to
+        self._submodules: dict[int, frozenset[str]] = {}
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         super().visit_ClassDef(node)
@@ -57,7 +59,12 @@ class LoopRule(FunctionScopedRule):
         """Tensor ops written in ``func`` itself (the enclosing original function): what a fix can capture."""
         if id(func) not in self._inline_ops:
             is_method = len(self.functions) >= 2 and self.functions[-2] is None
-            submodules = submodule_attributes(self.classes[-1]) if is_method and self.classes else frozenset()
+            submodules: frozenset[str] = frozenset()
+            if is_method and self.classes:
+                cls = self.classes[-1]
+                if id(cls) not in self._submodules:
+                    self._submodules[id(cls)] = submodule_attributes(cls)
+                submodules = self._submodules[id(cls)]
             facts = TensorFacts(func, is_method, submodules, self.torch_names)
             self._inline_ops[id(func)] = inline_tensor_ops(facts, [func.body])
         return self._inline_ops[id(func)]

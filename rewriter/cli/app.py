@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, List, Optional
 
-import pathspec
 import typer
 from typer.core import TyperCommand
 
@@ -18,12 +17,13 @@ from rewriter import __version__
 from rewriter.engine.config import (
     ConfigError,
     Settings,
+    check_exclude,
     load_settings,
     parse_codes,
     with_overrides,
 )
 from rewriter.engine.diffs import display_path
-from rewriter.engine.discovery import discover
+from rewriter.engine.discovery import discover, gitignore_spec
 from rewriter.engine.report import error_line, plural
 from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, Totals
 
@@ -150,6 +150,7 @@ def resolve_settings(
 ) -> Settings:
     """Settings from the nearest pyproject.toml, then the flags. Exits 2 on errors."""
     try:
+        check_exclude(exclude or (), "--exclude")
         settings = load_settings(paths[0] if paths else ".", pyproject=config)
         settings = with_overrides(
             settings,
@@ -181,8 +182,16 @@ def collect(paths: List[str], settings: Settings, totals: Totals, force_exclude:
 
 def exclusion(settings: Settings) -> Callable[[str], bool]:
     """Whether an ``exclude`` glob matches a path (taken relative to the working directory)."""
-    spec = pathspec.PathSpec.from_lines("gitwildmatch", settings.exclude)
+    spec = gitignore_spec(settings.exclude)
     return lambda path: spec.match_file(display_path(path))
+
+
+def check_jobs(jobs: int) -> int:
+    """The ``-j`` callback: a negative count is a one-line usage error, not a traceback from the pool."""
+    if jobs < 0:
+        err(f"gbfix: error: -j/--jobs must be 0 (one per CPU) or more, not {jobs}")
+        raise typer.Exit(EXIT_ERROR)
+    return jobs
 
 
 FORCE_EXCLUDE_HELP = "Apply exclude globs to files named on the command line too (for pre-commit)."

@@ -19,6 +19,7 @@ from rewriter.cli.app import (
     REACH_HELP,
     STDIN,
     STDIN_FILENAME_HELP,
+    check_jobs,
     collect,
     err,
     read_stdin,
@@ -32,7 +33,7 @@ from rewriter.cli.scan import stdin_files, stdin_results
 from rewriter.cli.verify import verify_before_write
 from rewriter.engine.batch import run_batch
 from rewriter.engine.diffs import display_path, unified_diff
-from rewriter.engine.fileio import atomic_write
+from rewriter.engine.fileio import FileChanged, atomic_write
 from rewriter.engine.report import error_line
 from rewriter.engine.results import (
     EXIT_CLEAN,
@@ -69,7 +70,9 @@ def _write(result: Changed, to_stdout: bool) -> FileResult:
         sys.stdout.flush()
         return result
     try:
-        atomic_write(result.path, result.new)
+        atomic_write(result.path, result.new, expected=result.stamp)
+    except FileChanged as exc:
+        return Failed(result.path, str(exc))
     except OSError as exc:
         return Failed(result.path, f"cannot write: {exc.strerror or exc}")
     return result
@@ -79,6 +82,18 @@ def _echo_unchanged(data: bytes) -> None:
     """Source from stdin that needs no change goes back as it came: the editor's buffer stays whole."""
     sys.stdout.buffer.write(data)
     sys.stdout.flush()
+
+
+def _write_patch(patch: bytes) -> None:
+    """A patch is bytes in each file's own encoding: they go to stdout unchanged."""
+    sys.stdout.flush()
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is None:  # a text-only stdout (an embedding tool's): the closest text
+        sys.stdout.write(patch.decode("utf-8", "replace"))
+        sys.stdout.flush()
+        return
+    stream.write(patch)
+    stream.flush()
 
 
 def apply(
@@ -108,7 +123,9 @@ def apply(
     exclude: Optional[List[str]] = typer.Option(
         None, "--exclude", metavar="GLOB", help="Glob (gitignore syntax) of paths to skip; repeatable."
     ),
-    jobs: int = typer.Option(0, "-j", "--jobs", metavar="N", help="Parallel worker processes (0 = one per CPU)."),
+    jobs: int = typer.Option(
+        0, "-j", "--jobs", metavar="N", help="Parallel worker processes (0 = one per CPU).", callback=check_jobs
+    ),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print errors only: no notes, file names or summary."),
     config: Optional[str] = typer.Option(
         None, "--config", metavar="FILE", help="pyproject.toml to read instead of the nearest one."
@@ -173,10 +190,7 @@ def apply(
         if not quiet and not check:
             _notes(result, dry_run)
         if isinstance(result, Changed) and dry_run:
-            old = result.old.decode(result.encoding)
-            new = result.new.decode(result.encoding)
-            sys.stdout.write(unified_diff(old, new, result.path))
-            sys.stdout.flush()
+            _write_patch(unified_diff(result.old, result.new, result.path))
         elif isinstance(result, Changed) and not quiet:
             err(f"{'rewrote' if write else 'would rewrite'} {display_path(result.path)}")
     if name is not None and write and not files:

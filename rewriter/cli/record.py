@@ -18,7 +18,7 @@ def record(
     ),
     output: str = typer.Option(..., "-o", "--output", metavar="DIR", help="Directory the trace logs go to."),
 ) -> None:
-    """Run a program with torch.compile's trace logging on, to fix what it records.
+    """Run a program with trace logging on, for apply --trace.
 
     The program's output and exit code pass through; then the command that
     applies the fixes for the breaks it recorded is printed.

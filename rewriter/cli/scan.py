@@ -22,6 +22,7 @@ from rewriter.cli.app import (
     REACH_HELP,
     STDIN,
     STDIN_FILENAME_HELP,
+    check_jobs,
     choose_format,
     collect,
     err,
@@ -115,7 +116,9 @@ def scan(
     ),
     force_exclude: bool = typer.Option(False, "--force-exclude", help=FORCE_EXCLUDE_HELP),
     stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", metavar="PATH", help=STDIN_FILENAME_HELP),
-    jobs: int = typer.Option(0, "-j", "--jobs", metavar="N", help="Parallel worker processes (0 = one per CPU)."),
+    jobs: int = typer.Option(
+        0, "-j", "--jobs", metavar="N", help="Parallel worker processes (0 = one per CPU).", callback=check_jobs
+    ),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print errors only, no summary."),
     config: Optional[str] = typer.Option(
         None, "--config", metavar="FILE", help="pyproject.toml to read instead of the nearest one."

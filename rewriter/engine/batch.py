@@ -8,8 +8,13 @@ replace per changed file.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import os
+import signal
+import sys
+import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Iterator, Optional, Sequence
 
@@ -19,7 +24,8 @@ from codemods.analysis.reach import ProjectFacts
 from codemods.rules.registry import REGISTRY
 from rewriter.engine.config import Settings
 from rewriter.engine.fileio import SourceError, decode_source, encode_source, read_source
-from rewriter.engine.pipeline import Outcome, SelfCheckError, transform_source
+from rewriter.engine.nesting import on_deep_stack
+from rewriter.engine.pipeline import Outcome, PythonRejects, SelfCheckError, transform_source
 from rewriter.engine.project import link, summarise_file
 from rewriter.engine.results import Changed, Failed, FileResult, Unchanged
 from rewriter.engine.suppressions import Suppression, suppression_comments
@@ -40,9 +46,11 @@ def process_file(
     settings apply. ``project``: what the scanned tree says about the file
     (without it, the file is its own project).
 
-    The cyclic garbage collector is paused while the file is processed: the
-    trees of one file are up to millions of objects that live until the file
-    is done, and a collector that walks them again and again as they grow
+    It runs on a thread with a deep stack (:mod:`rewriter.engine.nesting`),
+    so deeply nested valid code is rewritten rather than refused. The cyclic
+    garbage collector is paused while the file is processed: the trees of
+    one file are up to millions of objects that live until the file is
+    done, and a collector that walks them again and again as they grow
     only costs time. The analysis makes no reference cycles of its own
     (tests/test_batch.py), so the trees go when the file is done; what else
     is left in cycles is collected then.
@@ -50,7 +58,7 @@ def process_file(
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _process_file(path, settings, data, project)
+        return on_deep_stack(_process_file, path, settings, data, project)
     finally:
         if paused:
             gc.enable()
@@ -66,12 +74,14 @@ def _process_file(
         return Failed(path, str(exc))
     try:
         outcome = transform_source(source.text, os.path.abspath(path), settings, project)
+    except PythonRejects as exc:
+        return _rejected_by_python(path, exc.error)
     except cst.ParserSyntaxError as exc:
         return _syntax_failure(path, source.text, exc)
     except SelfCheckError as exc:
         return _python_rejects(path, source.text) or Failed(path, str(exc))
-    except RecursionError:
-        return Failed(path, "too deeply nested to parse")
+    except (RecursionError, MemoryError):
+        return Failed(path, TOO_DEEP)
     except Exception as exc:  # a bug in a rule must not end the batch
         return Failed(path, f"internal error ({type(exc).__name__}: {exc}); please report it")
     unused = _unused_ignores(source.text, outcome, settings)
@@ -84,7 +94,7 @@ def _process_file(
         new = encode_source(outcome.new_text, source.encoding)
     except UnicodeEncodeError as exc:
         return Failed(path, f"rewritten text cannot be encoded as {source.encoding}: {exc.reason}")
-    return Changed(path, source.data, new, source.encoding, outcome.findings, unused)
+    return Changed(path, source.data, new, source.encoding, outcome.findings, unused, stamp=source.stamp)
 
 
 def _unused_ignores(text: str, outcome: Outcome, settings: Settings) -> tuple[Suppression, ...]:
@@ -102,6 +112,26 @@ def _unused_ignores(text: str, outcome: Outcome, settings: Settings) -> tuple[Su
     return tuple(
         c for c in comments if c.line in unused and (not c.codes or c.codes & active or c.codes - set(REGISTRY))
     )
+
+
+#: the error of a file nested too deeply for Python's parser or for the rules' walks
+TOO_DEEP = "too deeply nested to parse"
+#: the Python that judged a file's syntax, named in syntax errors
+_THIS_PYTHON = f"Python {sys.version_info.major}.{sys.version_info.minor}"
+
+
+def _rejected_by_python(path: str, error: Exception) -> Failed:
+    """The line for a file Python's own parser refuses (see :class:`PythonRejects`).
+
+    The syntax error names the Python that judged it: code written for a
+    newer one (PEP 701 f-strings on 3.11) is not processable here, and
+    ``scan`` and ``apply`` say so alike.
+    """
+    if isinstance(error, SyntaxError):
+        return Failed(path, f"syntax error: {error.msg} ({_THIS_PYTHON} cannot parse the file)", error.lineno or 0)
+    if isinstance(error, (RecursionError, MemoryError)):
+        return Failed(path, TOO_DEEP)
+    return Failed(path, f"cannot compile: {error}")
 
 
 def _python_rejects(path: str, text: str) -> Optional[Failed]:
@@ -146,11 +176,48 @@ _CHUNK_FILES = 16
 _WAITING = 16
 
 
+#: seconds between a worker's looks at whether its parent is still there
+_WATCH_EVERY = 1.0
+#: Linux prctl: the signal a process gets when its parent ends
+_PR_SET_PDEATHSIG = 1
+
+
 def _start_worker(settings: Settings) -> None:
     global _WORKER_SETTINGS
     _WORKER_SETTINGS = settings
+    _die_with_parent()
     # What is loaded by now lives as long as the worker: no collection needs to look at it again.
     gc.freeze()
+
+
+def _die_with_parent() -> None:
+    """End this worker when the process that started it ends, however it ends.
+
+    A worker waits on its pool's call queue, whose pipe every worker holds
+    open as well, so after a SIGKILL of the parent no end-of-file ever comes
+    and the workers would wait for good. On Linux the kernel kills them with
+    their parent; a thread that watches the parent's pid covers the other
+    platforms, and a parent that ended before the kernel was asked.
+    """
+    parent = os.getppid()
+    _ask_for_parent_death_signal()
+    threading.Thread(target=_watch_parent, args=(parent,), name="gbfix-parent-watch", daemon=True).start()
+
+
+def _ask_for_parent_death_signal() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # the watching thread is enough
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(_WATCH_EVERY)
+    os._exit(1)
 
 
 def _chunk(paths: Sequence[str], facts: Sequence[ProjectFacts]) -> list[FileResult]:

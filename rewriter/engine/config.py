@@ -19,6 +19,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 from codemods.analysis.reach import REACH_MODES
 from codemods.rules.base import RuleSettings
 from codemods.rules.registry import REGISTRY
+from rewriter.engine.discovery import PatternError, gitignore_spec
 
 
 class ConfigError(Exception):
@@ -114,6 +115,14 @@ def parse_codes(values: list[str] | tuple[str, ...], where: str) -> tuple[str, .
     return tuple(dict.fromkeys(out))
 
 
+def check_exclude(patterns: list[str] | tuple[str, ...], where: str) -> None:
+    """ConfigError unless every pattern is a valid gitignore pattern."""
+    try:
+        gitignore_spec(patterns)
+    except PatternError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
 def load_settings(start: str = ".", pyproject: Optional[str] = None) -> Settings:
     path = pyproject or find_pyproject(start)
     if path is None:
@@ -123,6 +132,8 @@ def load_settings(start: str = ".", pyproject: Optional[str] = None) -> Settings
             data = tomllib.load(handle)
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8 only
+        raise ConfigError(f"{path}: cannot read: not valid UTF-8 (byte {exc.start})") from None
     table = data.get("tool", {}).get("gbfix")
     if table is None:
         return Settings(source=path)
@@ -143,6 +154,8 @@ def settings_from_table(table: dict[str, Any], path: str) -> Settings:
     for key in ("select", "ignore"):
         if key in values:
             values[key] = parse_codes(values[key], f"{where} {key}")
+    if "exclude" in values:
+        check_exclude(values["exclude"], f"{where} exclude")
     if "unroll_max_trips" in table:
         trips = table["unroll_max_trips"]
         if not isinstance(trips, int) or isinstance(trips, bool) or trips < 1:

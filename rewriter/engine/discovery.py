@@ -3,7 +3,8 @@
 Directories are walked for ``*.py`` files, honouring ``.gitignore`` files
 (at the root and in subdirectories), ``exclude`` globs (gitignore syntax,
 relative to the working directory), and skipping hidden directories and
-virtual environments. Files named explicitly are always taken. Symlinks are
+virtual environments. Files named explicitly are always taken, except
+Jupyter notebooks, which are reported as not supported. Symlinks are
 followed only when they point inside the scanned tree (for a file named
 explicitly: the working directory), and a file reached twice is taken once.
 The order is sorted, so output never depends on the file system or on ``-j``.
@@ -17,6 +18,7 @@ from typing import Iterable, Optional
 
 import pathspec
 
+_NOTEBOOK = ".ipynb"
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"})
 
 
@@ -27,15 +29,55 @@ class Discovery:
     problems: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _spec(lines: Iterable[str]) -> pathspec.PathSpec:
-    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+class PatternError(ValueError):
+    """An exclude glob that is not a valid gitignore pattern; the message quotes it."""
+
+
+def _pattern_class() -> type:
+    """Git's own flavour of gitignore patterns, the one pathspec once called "gitwildmatch"."""
+    try:
+        from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+    except ImportError:  # pathspec < 1.0, where the name was not deprecated yet
+        from pathspec.patterns import GitWildMatchPattern
+
+        return GitWildMatchPattern
+    return GitIgnoreSpecPattern
+
+
+_PATTERN = _pattern_class()
+
+
+def gitignore_spec(lines: Iterable[str]) -> pathspec.PathSpec:
+    """Compiled gitignore patterns; PatternError names the first invalid one (``\\``, ``!``)."""
+    lines = list(lines)
+    try:
+        return pathspec.PathSpec.from_lines(_PATTERN, lines)
+    except ValueError:
+        bad = next((line for line in lines if not _valid(line)), "")
+        raise PatternError(f"{bad!r} is not a valid gitignore pattern") from None
+
+
+def _valid(line: str) -> bool:
+    try:
+        pathspec.PathSpec.from_lines(_PATTERN, [line])
+    except ValueError:
+        return False
+    return True
+
+
+def _lenient_spec(lines: list[str]) -> pathspec.PathSpec:
+    """Like :func:`gitignore_spec`, but an invalid pattern is dropped, as git drops it from a .gitignore."""
+    try:
+        return gitignore_spec(lines)
+    except PatternError:
+        return gitignore_spec(line for line in lines if _valid(line))
 
 
 def _gitignore(directory: str) -> Optional[pathspec.PathSpec]:
     path = os.path.join(directory, ".gitignore")
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            return _spec(handle)
+            return _lenient_spec(handle.readlines())
     except OSError:
         return None
 
@@ -51,7 +93,7 @@ def _inside(path: str, root: str) -> bool:
 
 def discover(paths: Iterable[str], exclude: Iterable[str] = (), cwd: str = ".") -> Discovery:
     found = Discovery()
-    excluded = _spec(exclude)
+    excluded = gitignore_spec(exclude)
     cwd = os.path.abspath(cwd)
     #: real path -> index in found.files: a file reached twice (through a
     #: symlink) is processed once, under its own name when that was seen
@@ -74,6 +116,9 @@ def discover(paths: Iterable[str], exclude: Iterable[str] = (), cwd: str = ".") 
         elif os.path.islink(arg) and not _inside(arg, os.path.realpath(cwd)):
             # Named explicitly, the tree is the working directory: never write through to outside it.
             found.problems.append((arg, "symlink to a file outside the working directory; skipped"))
+        elif os.path.lexists(arg) and arg.lower().endswith(_NOTEBOOK):
+            # Read as Python it would be "screened out" in silence: say what happened instead.
+            found.problems.append((arg, "notebooks are not supported (gbfix reads .py files); skipped"))
         elif os.path.lexists(arg):
             add(arg)  # named explicitly: always taken; reading it reports problems
         else:

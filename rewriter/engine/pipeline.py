@@ -2,7 +2,9 @@
 
 Files go through :mod:`rewriter.prefilter.screen` first: a file no rule can match is
 not parsed at all, and when every rule that may match acts inside functions
-only, libcst gets a skeleton with the bodies no finding can need blanked.
+only, libcst gets a skeleton with the bodies no finding can need blanked. A
+file Python's own parser rejects (a syntax error, syntax newer than this
+Python, nesting deeper than it allows) is reported and never shown to libcst.
 Rules run one after another on one tree. Metadata (positions, qualified
 names, the break analysis) is computed once per tree and shared by every rule
 until one of them changes the tree. Before a result is returned, black-style
@@ -29,15 +31,31 @@ from codemods.fastcst.walk import ReadOnlyMetadataWrapper, all_distinct
 from codemods.rules.base import Finding, RuleOptions
 from codemods.rules.registry import REGISTRY
 from rewriter.engine.config import Settings
+from rewriter.engine.nesting import deeper_recursion
 from rewriter.engine.project import file_facts, project_root
 from rewriter.engine.suppressions import parse_suppressions
-from rewriter.prefilter.screen import Screening, screen
+from rewriter.prefilter.screen import Screening, python_error, screen
 from rewriter.prefilter.skeleton import FileView
 from rewriter.prefilter.text import imports_torch
 
 
 class SelfCheckError(Exception):
     """A rewrite failed its own checks; the file must be left as it was."""
+
+
+class PythonRejects(Exception):
+    """Python's own parser rejects the file, so libcst is not shown it.
+
+    That parser bounds how deeply a file may nest, while libcst's recursive
+    native parser has no bound of its own and takes the process down on a
+    file deep enough (5,000 nested brackets); and a rewrite of code this
+    Python cannot parse could not be checked anyway.
+    """
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        #: Python's SyntaxError, RecursionError, MemoryError or ValueError
+        self.error = error
 
 
 @dataclass(frozen=True)
@@ -118,7 +136,7 @@ def _screen(
     if not settings.active_codes:
         return Screening(parse=False)
     if settings.recorded_breaks.get(path):
-        return Screening(parse=True)
+        return Screening(parse=True, python_error=None if tree is not None else python_error(text))
     return screen(text, settings.active_codes, focus, tree, project)
 
 
@@ -145,7 +163,7 @@ def torch_gate(text: str, path: str, settings: Settings) -> Settings:
 
 
 def transform_source(text: str, path: str, settings: Settings, project: Optional[ProjectFacts] = None) -> Outcome:
-    """Findings and rewritten text for one file. Raises ParserSyntaxError, SelfCheckError.
+    """Findings and rewritten text for one file. Raises PythonRejects, ParserSyntaxError, SelfCheckError.
 
     ``project``: what the scanned tree says about the file (the batch links
     every file first); without it the file is its own project.
@@ -158,13 +176,16 @@ def transform_source(text: str, path: str, settings: Settings, project: Optional
     screening = _screen(text, path, settings, None, tree, project)
     if not screening.parse:
         return Outcome(None, (), parsed=False)
+    if screening.python_error is not None:
+        raise PythonRejects(screening.python_error)
     # Rules the screen ruled out find nothing here, nor in what the others make of it.
     codes = screening.codes or settings.active_codes
-    if screening.skeleton is not None:
-        outcome = _transform_view(text, path, settings, screening.skeleton, codes, project)
-        if outcome is not None:
-            return outcome
-    outcome = _transform_view(text, path, settings, FileView.whole(text), codes, project)
+    with deeper_recursion():
+        if screening.skeleton is not None:
+            outcome = _transform_view(text, path, settings, screening.skeleton, codes, project)
+            if outcome is not None:
+                return outcome
+        outcome = _transform_view(text, path, settings, FileView.whole(text), codes, project)
     assert outcome is not None  # the whole file is always put back
     return outcome
 
@@ -189,11 +210,24 @@ def _transform_view(
     unused = tuple(sorted(set(parse_suppressions(text)) - used))
     if not changed_by:
         return Outcome(None, tuple(findings), parsed=True, unused_suppressions=unused)
-    new_text = view.restore(new_module.code)
+    new_text = view.restore(_final_line_end(view.text, new_module.code))
     if new_text is None:
         return None
     _self_check(new_text, path, _recorded_moved(settings, path, text, new_text), changed_by, text, project)
     return Outcome(new_text, tuple(findings), parsed=True, unused_suppressions=unused)
+
+
+#: libcst prints a module that ends in a lone ``\r`` (a file with old Mac line ends) without it
+_DROPS_FINAL_CR = cst.parse_module("x\r").code == "x"
+
+
+def _final_line_end(parsed: str, printed: str) -> str:
+    """``printed`` (libcst's code for a tree parsed from ``parsed``) with the last line end it dropped."""
+    # libcst reads the module as having no trailing newline, so it prints the
+    # last line bare whatever a rule did before it: the one "\r" goes back on.
+    if _DROPS_FINAL_CR and parsed.endswith("\r"):
+        return printed + "\r"
+    return printed
 
 
 def _self_check(

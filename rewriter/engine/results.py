@@ -7,9 +7,10 @@ picklable records, and the totals decide the exit code.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Optional, Union
 
 from codemods.rules.base import Finding
+from rewriter.engine.fileio import FileStamp
 from rewriter.engine.suppressions import Suppression
 
 EXIT_CLEAN = 0  # nothing to report or change
@@ -26,6 +27,8 @@ class Changed:
     findings: tuple[Finding, ...]
     #: suppression comments that covered no finding of an active rule
     unused_ignores: tuple[Suppression, ...] = ()
+    #: the file as it was read: written over only while it still is that
+    stamp: Optional[FileStamp] = None
 
 
 @dataclass(frozen=True)

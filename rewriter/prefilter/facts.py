@@ -24,11 +24,15 @@ from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from codemods.analysis.catalogue import (
+    CONDITION_CALLS,
+    CONDITION_LINE,
     LOGGER_METHOD_NAMES,
     LOGGER_RECEIVER_LASTS,
     METHOD_NAMES,
     PARENTS_OF_LAST,
     QUALIFIED_NAMES,
+    TENSOR_READ_NAMES,
+    TENSOR_READ_REST,
     WATCHED_NAMES,
 )
 from codemods.analysis.reach import ProjectFacts
@@ -107,8 +111,9 @@ class _Def:
 class ScreenFacts:
     """What the structural stage knows about one file, computed on first use.
 
-    A file Python cannot parse answers True to every question: libcst then
-    reports the error with its line.
+    A file Python cannot parse answers True to every question, and
+    :meth:`python_error` says why: the engine reports that error with its
+    line and never shows libcst the file.
     """
 
     def __init__(self, text: str, tree: Optional[ast.Module] = None, project: Optional[ProjectFacts] = None) -> None:
@@ -120,6 +125,7 @@ class ScreenFacts:
         self._tree = tree
         self._parsed = False
         self._valid = False
+        self._error: Optional[Exception] = None
         self._calls: Optional[list[tuple[int, str, int]]] = None
         self._call_lines: Optional[list[int]] = None
         self._newline_offsets: Optional[list[int]] = None
@@ -233,10 +239,14 @@ class ScreenFacts:
             text = self.text
             # One search per watched name: Python's regular expressions are slow to try
             # an alternation of words at every position of a file.
-            self._may_break = any(
-                CALL_REST.match(text, end) or (name in PARENTS_OF_LAST and ALIAS_REST.match(text, end))
-                for name in WATCHED_NAMES
-                for end in word_ends(text, name)
+            self._may_break = (
+                any(
+                    CALL_REST.match(text, end) or (name in PARENTS_OF_LAST and ALIAS_REST.match(text, end))
+                    for name in WATCHED_NAMES
+                    for end in word_ends(text, name)
+                )
+                or any(TENSOR_READ_REST.match(text, end) for name in TENSOR_READ_NAMES for end in word_ends(text, name))
+                or CONDITION_LINE.search(text) is not None
             )
             if not self._may_break and not text.isascii():
                 # An identifier is read in its NFKC form: ``ｐrint(`` calls ``print``.
@@ -251,11 +261,16 @@ class ScreenFacts:
             if tree is None:
                 try:
                     tree = ast.parse(self.text)
-                except (SyntaxError, ValueError, RecursionError, MemoryError):
+                except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+                    self._error = exc
                     return False
             self._collect(tree)
             self._valid = True
         return self._valid
+
+    def python_error(self) -> Optional[Exception]:
+        """Why Python's own parser rejects the file (a SyntaxError, or a file too deep for it); None if it does not."""
+        return None if self.parse() else self._error
 
     def _collect(self, tree: ast.Module) -> None:
         """One walk over the statements (expressions are left to the call pattern)."""
@@ -280,6 +295,8 @@ class ScreenFacts:
         #: ``for v in self.attr``: v -> attrs
         self.loop_aliases: dict[str, set[str]] = {}
         self.global_lines: list[int] = []
+        #: (first, last line) of every ``if`` test: a condition call there may branch on a tensor
+        self._test_spans: list[tuple[int, int]] = []
         assigns: list[ast.Assign] = []
         # (node, inside a function?, directly in a class body?)
         #: statements a skeleton may blank: (first, last, statement, where: module/class/docstring)
@@ -351,6 +368,7 @@ class ScreenFacts:
                     stack.extend((s, in_function, owner, prefix) for s in handler.body)
             elif cls is ast.If:
                 stack.extend((s, in_function, owner, prefix) for s in (*node.body, *node.orelse))
+                self._test_spans.append((node.test.lineno, node.test.end_lineno or node.test.lineno))
             elif cls is ast.Match:
                 for case in node.cases:
                     stack.extend((s, in_function, owner, prefix) for s in case.body)
@@ -449,12 +467,22 @@ class ScreenFacts:
         external = self._external_names()
         text = self.text
         pairs = []
+        tests = sorted(self._test_spans)
+        test_starts = [start for start, _ in tests]
         for line, name, offset in self._raw_calls():
             watched = name in WATCHED_NAMES
-            if not (watched or name in aliases or name in defined or name in external):
+            condition = name in CONDITION_CALLS
+            read = name in TENSOR_READ_NAMES
+            if not (watched or condition or read or name in aliases or name in defined or name in external):
                 continue
             dot, receiver, sure = before(text, offset)
-            if name in aliases or name in external or (watched and self._direct(name, receiver, dot, sure)):
+            if (
+                name in aliases
+                or name in external
+                or (watched and self._direct(name, receiver, dot, sure))
+                or (condition and _within(tests, test_starts, line))
+                or (read and not dot and TENSOR_READ_REST.match(text, offset + len(name)) is not None)
+            ):
                 pairs.append((line, ""))
             if not sure:
                 pairs.extend(((line, "n:" + name), (line, "s:" + name)))
@@ -585,6 +613,12 @@ def _span(body: list[ast.stmt]) -> tuple[int, int]:
     for decorator in getattr(body[0], "decorator_list", ()):
         first = min(first, decorator.lineno)
     return first, body[-1].end_lineno or body[-1].lineno
+
+
+def _within(spans: list[tuple[int, int]], starts: list[int], line: int) -> bool:
+    """``line`` lies in one of the sorted, non-overlapping ``spans``."""
+    index = bisect_right(starts, line) - 1
+    return index >= 0 and spans[index][1] >= line
 
 
 def _writes_for(lines: list[str], first: int, last: int) -> bool:

@@ -56,6 +56,8 @@ class Screening:
     skeleton: Optional[FileView] = None
     #: the rules that may report something (the others need not run); () = all
     codes: tuple[str, ...] = ()
+    #: why Python's own parser rejects the file, when libcst would be shown it
+    python_error: Optional[Exception] = None
 
 
 def text_could_match(text: str, code: str, facts: Optional[ScreenFacts] = None) -> bool:
@@ -117,10 +119,17 @@ def screen(
     if not passed:
         return Screening(parse=False)
     if not SOUND:
-        return Screening(parse=True)
+        return Screening(parse=True, python_error=facts.python_error())
     if "\r" in text or not all(REGISTRY[code].PREFILTER.holders for code in passed):
-        return Screening(parse=True, codes=tuple(passed))
+        return Screening(parse=True, codes=tuple(passed), python_error=facts.python_error())
+    if facts.python_error() is not None:
+        return Screening(parse=True, codes=tuple(passed), python_error=facts.python_error())
     kinds = {kind for code in passed for kind in REGISTRY[code].PREFILTER.holders}
     if focus is not None and not facts.candidate_units(kinds, focus):
         return Screening(parse=False)
     return Screening(parse=True, skeleton=build_skeleton(facts, kinds, focus), codes=tuple(passed))
+
+
+def python_error(text: str) -> Optional[Exception]:
+    """Why Python's own parser rejects ``text``; None if it does not (see :meth:`ScreenFacts.python_error`)."""
+    return ScreenFacts(text).python_error()

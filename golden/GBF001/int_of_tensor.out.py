@@ -1,0 +1,21 @@
+"""`int()` of a tensor reads its value on every trip: a break (a Python number is left alone)."""
+import torch
+
+
+class Scaler(torch.nn.Module):
+    def forward(self, x, steps=2):
+        def _gbfix_inner_1(i):
+            nonlocal x
+            x = x * int((x > 0).sum()) + int(steps)
+
+        _gbfix_inner_1(0)
+        _gbfix_inner_1(1)
+        _gbfix_inner_1(2)
+        return x
+
+
+ENTRY = Scaler
+
+
+def example_inputs():
+    return (torch.tensor([1.0, 2.0, 3.0, 0.5]),)

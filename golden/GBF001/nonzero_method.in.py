@@ -1,0 +1,16 @@
+"""`x.nonzero()` as a method: a data-dependent output shape, a break inside the loop."""
+import torch
+
+
+class Counter(torch.nn.Module):
+    def forward(self, x):
+        for i in range(3):
+            x = x + x.nonzero().sum() * (i + 1)
+        return x.relu()
+
+
+ENTRY = Counter
+
+
+def example_inputs():
+    return (torch.tensor([1.0, 0.0, 3.0, 0.5]),)

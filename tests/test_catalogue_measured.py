@@ -1,0 +1,118 @@
+"""The data-dependent catalogue entries, measured: each one, in a 3-trip loop under torch.compile, skips the frame.
+
+The controls beside them (three-argument ``torch.where``, ``int()`` of a
+Python value, an ``assert`` on a tensor, a ``while`` condition on a tensor,
+iterating a ``nonzero()`` result made before the loop) do not skip it on
+torch 2.13, which is why the catalogue leaves them out. If torch changes,
+these tests say which entry to revisit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+import torch
+
+from rewriter.runtime.measure import measure
+
+pytestmark = pytest.mark.torch_run
+
+
+def nonzero_method(x):
+    for _ in range(3):
+        x = x + x.nonzero().sum()
+    return x
+
+
+def where_one_argument(x):
+    for _ in range(3):
+        x = x + torch.where(x > 0)[0].sum()
+    return x
+
+
+def int_of_a_tensor(x):
+    for _ in range(3):
+        x = x * int(x.sum())
+    return x
+
+
+def float_of_a_tensor(x):
+    for _ in range(3):
+        x = x * float(x.max())
+    return x
+
+
+def bool_of_a_tensor(x):
+    for _ in range(3):
+        if bool(x.sum() > 0):
+            x = x - 1
+    return x
+
+
+def if_on_a_tensor(x):
+    for _ in range(3):
+        if not torch.isfinite(x).all():
+            raise ValueError("not finite")
+        if (x > 2).any():
+            x = x - 1
+    return x
+
+
+def where_three_arguments(x):
+    for _ in range(3):
+        x = torch.where(x > 0, x, -x) + 1
+    return x
+
+
+def int_of_a_number(x, n=3):
+    for _ in range(3):
+        x = x * int(n)
+    return x
+
+
+# Written as text: pytest rewrites the `assert` statements of test modules (into calls that break).
+_ASSERT = """
+def assert_on_a_tensor(x):
+    for _ in range(3):
+        assert (x > -100).all()
+        x = x * 2
+    return x
+"""
+_namespace: dict = {}
+exec(compile(_ASSERT, "<assert_on_a_tensor>", "exec"), _namespace)
+assert_on_a_tensor = _namespace["assert_on_a_tensor"]
+
+
+def while_on_a_tensor(x):
+    while x.sum() > 1:
+        x = x * 0.5
+    return x
+
+
+def iterating_a_nonzero_result(x):
+    rows = torch.nonzero(x > 1)
+    for row in rows:
+        x = x + row.sum()
+    return x
+
+
+def _skipped(fn) -> int:
+    with contextlib.redirect_stdout(io.StringIO()):
+        _, stats = measure(fn, (torch.tensor([1.0, 2.0, 3.0, 0.5]),), calls=2, coverage=False)
+    return stats.frames_skipped
+
+
+@pytest.mark.parametrize(
+    "fn", [nonzero_method, where_one_argument, int_of_a_tensor, float_of_a_tensor, bool_of_a_tensor, if_on_a_tensor]
+)
+def test_each_entry_skips_the_frame(fn) -> None:
+    assert _skipped(fn) == 1
+
+
+@pytest.mark.parametrize(
+    "fn", [where_three_arguments, int_of_a_number, assert_on_a_tensor, while_on_a_tensor, iterating_a_nonzero_result]
+)
+def test_each_control_does_not(fn) -> None:
+    assert _skipped(fn) == 0
