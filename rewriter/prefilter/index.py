@@ -39,15 +39,21 @@ from typing import Any, Iterator, Optional, Union
 
 from codemods.analysis.catalogue import (
     BY_QUALIFIED,
+    BY_TENSOR_READ,
+    CONDITION,
+    CONDITION_LINE,
     LOGGER_METHOD_NAMES,
     LOGGER_NAMES,
     LOGGER_RECEIVER_LASTS,
     METHOD_NAMES,
+    TENSOR_READ_NAMES,
+    TENSOR_READ_REST,
     BreakCall,
     logger_entry,
     method_entry,
 )
 from rewriter.prefilter.facts import _dotted, _expressions_of
+from rewriter.prefilter.tensor_evidence import TensorEvidence, torch_names
 from rewriter.prefilter.text import normal
 
 Call = tuple[str, str, str]
@@ -288,6 +294,8 @@ class _Reader:
         self.bound = set(self.imports) | set(self.found.loop_aliases)
         self.bound.update(d.node.name for d in self.units if d.cls is None)
         self.bound.update(q for q, _ in self.found.classes if "." not in q)
+        #: names bound to torch and its modules, read when a data-dependent entry first asks
+        self._torch: Optional[frozenset[str]] = None
         #: unit qualname -> the decorated definitions in it (itself included)
         self.decorated: dict[str, list[_Def]] = {}
         for d in self.found.defs:
@@ -336,6 +344,37 @@ class _Reader:
                 entry = logger_entry(name, chain)
         return entry
 
+    # -- data-dependent breaks: what the file's tensor inference would say ------------------
+    def _evidence(self, line: int) -> Optional[TensorEvidence]:
+        """What the innermost function around ``line`` shows to be tensors."""
+        inner: Optional[_Def] = None
+        for d in self.found.defs:
+            if d.node.lineno <= line <= d.last and (inner is None or d.node.lineno > inner.node.lineno):
+                inner = d
+        if inner is None:
+            return None
+        if self._torch is None:
+            self._torch = torch_names(self.tree)
+        return TensorEvidence(inner.node, inner.cls is not None, self._torch)
+
+    def _tensor_read(self, line: int, name: str, name_end: int) -> Optional[BreakCall]:
+        """The entry of ``int(x.sum())`` when its argument is a tensor on strong evidence."""
+        if TENSOR_READ_REST.match(self.text, name_end) is None:
+            return None
+        node = self.call_at(line, name)
+        evidence = self._evidence(line) if node is not None else None
+        if node is None or evidence is None or not evidence.reads_a_tensor(node):
+            return None
+        return BY_TENSOR_READ.get(f"builtins.{name}")
+
+    def _branches_on_tensor(self, line: int) -> bool:
+        """The ``if`` (or ``elif``) of ``line`` branches on a tensor's values, on strong evidence."""
+        stmt = _statement_at(self.tree.body, line)
+        if not isinstance(stmt, ast.If) or stmt.lineno != line:
+            return False
+        evidence = self._evidence(line)
+        return evidence is not None and evidence.branches_on_tensor(stmt.test)
+
     # -- the summary ------------------------------------------------------------------------
     def summarise(self) -> FileSummary:
         lines = _LineIndex(self.text)
@@ -358,11 +397,21 @@ class _Reader:
                 continue
             if direct[at] is None and receiver is not None:
                 entry = self.catalogue(name, receiver, start + len(name))
-                if entry is not None and self.call_at(line, name) is not None:
+                node = self.call_at(line, name) if entry is not None else None
+                if entry is not None and node is not None and _arity_fits(entry, node):
                     direct[at] = (entry.reason, entry.raises, line)
+            if direct[at] is None and receiver == "" and name in TENSOR_READ_NAMES and name not in self.bound:
+                found = self._tensor_read(line, name, start + len(name))
+                if found is not None:
+                    direct[at] = (found.reason, found.raises, line)
             call = self._kept(name, receiver, instances[at]) if receiver is not None else None
             if call is not None:
                 per_unit[at].add(call)
+        for match in CONDITION_LINE.finditer(self.text):
+            line = lines.line_of(match.end())
+            at = self.unit_at(line)
+            if at is not None and direct[at] is None and self._branches_on_tensor(line):
+                direct[at] = (CONDITION.reason, CONDITION.raises, line)
         blocks = [False] * len(self.units)
         for match in _BLOCK_WORDS.finditer(self.text):
             at = self.unit_at(lines.line_of(match.start()))
@@ -495,6 +544,15 @@ class _Reader:
                 )
             )
         return found
+
+
+def _arity_fits(entry: BreakCall, call: ast.Call) -> bool:
+    """The call has the positional arguments the entry asks for (``torch.where(c)``, not ``torch.where(c, a, b)``)."""
+    if entry.arity is None:
+        return True
+    if call.keywords or any(isinstance(arg, ast.Starred) for arg in call.args):
+        return False
+    return len(call.args) == entry.arity
 
 
 class _LineIndex:
