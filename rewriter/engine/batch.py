@@ -299,11 +299,13 @@ def run_batch(
     the file that kills, and a fresh pool takes the rest.
     """
     jobs = jobs or default_jobs()
-    if project is None:
-        project = build_project(paths, settings, jobs)
+    by_path = _facts_of(paths, project if project is not None else build_project(paths, settings, jobs))
+    # The linked project is gone now (only each file's facts are kept): the workers are forked
+    # from this process, and a large tree's index in it would be copied into every one of them.
+    gc.collect()
 
     def facts(chunk: Sequence[str]) -> list[ProjectFacts]:
-        return [project.facts_for(os.path.abspath(path)) for path in chunk]
+        return [by_path[path] for path in chunk]
 
     if jobs == 1 or len(paths) < _POOL_THRESHOLD:
         for path in paths:
@@ -352,6 +354,11 @@ def run_batch(
                 done += 1
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _facts_of(paths: Sequence[str], project: Project) -> dict[str, ProjectFacts]:
+    """What the project says about each of ``paths``."""
+    return {path: project.facts_for(os.path.abspath(path)) for path in paths}
 
 
 def _one_by_one(paths: Sequence[str], settings: Settings, facts: Sequence[ProjectFacts]) -> Iterator[FileResult]:
