@@ -237,10 +237,28 @@ def build_project(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Pr
     if jobs == 1 or len(paths) < _POOL_THRESHOLD:
         return link(_summaries(paths), settings, where)
     found: list[Optional[FileSummary]] = []
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent) as pool:
         for part in pool.map(_summaries, chunks_of(paths, jobs)):
             found.extend(part)
     return link(found, settings, where)
+
+
+def project_facts(paths: Sequence[str], settings: Settings, jobs: int = 0) -> dict[str, ProjectFacts]:
+    """What the linked project says about each of ``paths`` (:func:`build_project`).
+
+    With a pool, the project is built and read in a process of its own, and
+    only the facts come back: the index of a large tree stays out of this
+    process, so the batch's workers, forked from it, do not carry it.
+    """
+    jobs = jobs or default_jobs()
+    if jobs == 1 or len(paths) < _POOL_THRESHOLD:
+        return _facts_of(paths, build_project(paths, settings, 1))
+    with ProcessPoolExecutor(max_workers=1, initializer=_die_with_parent) as linker:
+        return linker.submit(_linked_facts, list(paths), settings, jobs).result()
+
+
+def _linked_facts(paths: list[str], settings: Settings, jobs: int) -> dict[str, ProjectFacts]:
+    return _facts_of(paths, build_project(paths, settings, jobs))
 
 
 def default_jobs() -> int:
@@ -285,7 +303,7 @@ def run_batch(
 ) -> Iterator[FileResult]:
     """Results in the order of ``paths`` (already sorted by discovery), as they are ready.
 
-    The files are first linked as one project (:func:`build_project`, unless
+    The files are first linked as one project (:func:`project_facts`, unless
     ``project`` is that already), so each knows what compiled code reaches in
     it and which of its calls into other files break.
 
@@ -299,10 +317,7 @@ def run_batch(
     the file that kills, and a fresh pool takes the rest.
     """
     jobs = jobs or default_jobs()
-    by_path = _facts_of(paths, project if project is not None else build_project(paths, settings, jobs))
-    # The linked project is gone now (only each file's facts are kept): the workers are forked
-    # from this process, and a large tree's index in it would be copied into every one of them.
-    gc.collect()
+    by_path = _facts_of(paths, project) if project is not None else project_facts(paths, settings, jobs)
 
     def facts(chunk: Sequence[str]) -> list[ProjectFacts]:
         return [by_path[path] for path in chunk]
