@@ -26,6 +26,8 @@ def sample(model: Denoiser, x: torch.Tensor) -> torch.Tensor:
     return x
 
 
+compiled_sample = torch.compile(sample)
+
 ENTRY = sample
 
 

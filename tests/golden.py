@@ -1,8 +1,10 @@
 """Loading and running the golden corpus: golden/<rule>/<case>.in.py [+ .out.py].
 
 A case's first line may hold options: ``# golden: --unsafe-fixes --select GBF003``
-(and ``--reentrant QUALNAME`` to list a re-entrant context manager).
-Without options a case runs with only its folder's rule selected.
+(and ``--reentrant QUALNAME`` to list a re-entrant context manager, ``--reach
+compiled`` to report only in code compiled code reaches). Without options a
+case runs with only its folder's rule selected, on every function of the file
+(``reach = "all"``): each case's ``ENTRY`` is compiled by the test, not by the file.
 """
 
 from __future__ import annotations
@@ -50,15 +52,18 @@ class Case:
         select = (self.rule,)
         fix_mode = "safe"
         reentrant: tuple[str, ...] = Settings().reentrant_context_managers
+        reach = "all"
         for i, arg in enumerate(args):
             if arg == "--unsafe-fixes":
                 fix_mode = "unsafe"
+            elif arg == "--reach":
+                reach = args[i + 1]
             elif arg == "--select":
                 select = parse_codes([args[i + 1]], "golden options")
             elif arg == "--reentrant":
                 reentrant = (*reentrant, args[i + 1])
         return Settings(  # type: ignore[arg-type]
-            select=select, fix_mode=fix_mode, reentrant_context_managers=reentrant
+            select=select, fix_mode=fix_mode, reentrant_context_managers=reentrant, reach=reach
         )
 
     def __str__(self) -> str:

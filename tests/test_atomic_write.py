@@ -34,6 +34,7 @@ def source(k: int) -> str:
     return (
         "import torch\n"
         "\n"
+        "@torch.compile\n"
         f"def f{k}(x):\n"
         f"    for i in range({k % 3 + 2}):\n"
         f"        x = x + {k}\n"

@@ -36,7 +36,8 @@ pytestmark = pytest.mark.cli
 
 def gbfix(*args: str, cwd: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "rewriter", "apply", *args],
+        # the files here are not compiled: every function is looked at
+        [sys.executable, "-m", "rewriter", "apply", "--reach", "all", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

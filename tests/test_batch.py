@@ -17,7 +17,10 @@ from rewriter.engine import batch
 from rewriter.engine.config import Settings
 from rewriter.engine.results import Changed, Failed, Unchanged
 
-LOOP = "import torch\n\ndef f(x):\n    for i in range(2):\n        x = x * 2\n        print(x)\n    return x\n"
+LOOP = (
+    "import torch\n\n@torch.compile\ndef f(x):\n    for i in range(2):\n        x = x * 2\n        print(x)\n"
+    "    return x\n"
+)
 QUIET = "def f(x):\n    return x + 1\n"
 
 
@@ -48,10 +51,10 @@ def test_results_come_in_path_order_whatever_jobs(tree):
 def test_a_worker_that_dies_costs_only_its_file(tree, monkeypatch):
     real = batch.process_file
 
-    def fragile(path, settings):
+    def fragile(path, settings, **kwargs):
         if path.endswith("m13.py"):
             os._exit(3)  # what a crash in native code looks like to the pool
-        return real(path, settings)
+        return real(path, settings, **kwargs)
 
     # Workers are forked from this process, so they see the replacement.
     monkeypatch.setattr(batch, "process_file", fragile)
@@ -121,7 +124,7 @@ def test_the_loop_rules_leave_no_tree_in_a_reference_cycle(fix_mode):
     walks it, and paused, that is once per file. (The standard library's
     ``ast.literal_eval`` leaves a few cycles of its own closures: no tree.)
     """
-    settings = Settings(fix_mode=fix_mode, torch_only=False)
+    settings = Settings(fix_mode=fix_mode, torch_only=False, reach="all")
     was = gc.isenabled()
     gc.collect()
     gc.disable()
@@ -168,14 +171,14 @@ def test_a_slow_file_holds_up_the_output_not_the_workers(tree, monkeypatch):
     real = batch.process_file
     last_done = tree[-1] + ".done"
 
-    def first_waits_for_last(path, settings):
+    def first_waits_for_last(path, settings, **kwargs):
         if path == tree[0]:
             # Every other file is sent and done while the first one is still running.
             deadline = time.monotonic() + 10
             while not os.path.exists(last_done):
                 assert time.monotonic() < deadline, "files after a slow one waited for it"
                 time.sleep(0.01)
-        result = real(path, settings)
+        result = real(path, settings, **kwargs)
         if path == tree[-1]:
             open(last_done, "w").close()
         return result

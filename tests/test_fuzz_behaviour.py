@@ -380,7 +380,7 @@ def example_each(sources: dict[str, str]) -> Callable:
 def rewrite(source: str, fix_mode: str) -> tuple[Optional[str], tuple[str, ...]]:
     """The rewritten source (None: unchanged) and the fixes applied, as ``CODE:safety``."""
     try:
-        outcome = transform_source(source, PATH, Settings(fix_mode=fix_mode))  # type: ignore[arg-type]
+        outcome = transform_source(source, PATH, Settings(fix_mode=fix_mode, reach="all"))  # type: ignore[arg-type]
     except SelfCheckError as exc:
         pytest.fail(f"self-check failed: {exc}\n--- program ---\n{source}")
     fixes = tuple(sorted({f"{f.code}:{f.fix}" for f in outcome.findings if f.applied}))
@@ -571,7 +571,7 @@ def test_gbf004_fixes_a_try_nested_in_a_split_try_in_one_run(clause: str) -> Non
     )
     new, fixes = rewrite(source, "safe")
     assert new is not None and fixes == ("GBF004:safe",)
-    again = transform_source(new, PATH, Settings())
+    again = transform_source(new, PATH, Settings(reach="all"))
     assert again.new_text is None and again.findings == ()
     assert observe(new) == observe(source)
 
@@ -606,6 +606,6 @@ def test_gbf001_loop_variable_bound_when_a_trip_raises() -> None:
         '    log.append(("caught", "ValueError", describe(e4)))',
         "return x, acc, [fn() for fn in fns], i1",
     )
-    new = transform_source(source, PATH, Settings()).new_text
+    new = transform_source(source, PATH, Settings(reach="all")).new_text
     assert new is not None
     assert observe(new) == observe(source)

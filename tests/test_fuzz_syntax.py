@@ -64,7 +64,7 @@ def compiles(text: str) -> bool:
 
 def rewrite(text: str, select: tuple[str, ...]):
     # torch_only off: generated programs rarely import torch, and every rule must see them
-    return transform_source(text, PATH, Settings(select=select, torch_only=False))
+    return transform_source(text, PATH, Settings(select=select, torch_only=False, reach="all"))
 
 
 def check_codemods_on(program: str, template: str, select: tuple[str, ...]) -> None:

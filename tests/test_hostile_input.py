@@ -39,8 +39,14 @@ main()
 """
 
 
+#: the files here are not compiled: every function is looked at
+EVERY_FUNCTION = ("--reach", "all")
+
+
 def gbfix(*args: str, cwd, hook: str = "", timeout: float = 180) -> subprocess.CompletedProcess:
     command = [sys.executable, "-c", DRIVER.format(hook=hook)] if hook else [sys.executable, "-m", "rewriter"]
+    if args and args[0] in ("apply", "scan"):
+        args = (args[0], *EVERY_FUNCTION, *args[1:])
     return subprocess.run([*command, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
@@ -73,8 +79,8 @@ def good_was_rewritten(project) -> bool:
 #: after the file's rewrite is ready, and before it is written, someone edits the file
 EDIT_WHILE_WORKING = """
 real = batch.transform_source
-def transform_then_edit(text, path, settings):
-    outcome = real(text, path, settings)
+def transform_then_edit(text, path, settings, *rest):
+    outcome = real(text, path, settings, *rest)
     if os.path.basename(path) == "edited.py":
 {edit}
     return outcome
@@ -144,7 +150,7 @@ def test_a_file_too_deep_to_parse_gets_one_line_and_the_batch_goes_on(project, c
 #: the file in hand never finishes, mostly inside libcst's native parser: only an interrupt ends it
 ENDLESS = """
 import libcst
-def endless(text, path, settings):
+def endless(text, path, settings, *rest):
     deep = "x = " + "-" * 2000 + "1\\n"
     open(os.path.join(os.path.dirname(path), "started"), "w").close()
     while True:
@@ -156,7 +162,7 @@ batch.transform_source = endless
 def test_ctrl_c_stops_the_file_in_hand(project):
     # Files are processed on a thread of their own (deep stack); Ctrl-C reaches the main thread.
     process = subprocess.Popen(
-        [sys.executable, "-c", DRIVER.format(hook=ENDLESS), "apply", "good.py"],
+        [sys.executable, "-c", DRIVER.format(hook=ENDLESS), "apply", *EVERY_FUNCTION, "good.py"],
         cwd=project,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -312,7 +318,10 @@ def test_dry_run_patch_applies_to_exactly_what_apply_writes(tmp_path, name):
         (directory / "pyproject.toml").write_text("[tool.gbfix]\ntorch_only = false\n")
         (directory / name).write_bytes(data)
     dry = subprocess.run(
-        [sys.executable, "-m", "rewriter", "apply", "--dry-run", name], cwd=patched, capture_output=True, timeout=120
+        [sys.executable, "-m", "rewriter", "apply", *EVERY_FUNCTION, "--dry-run", name],
+        cwd=patched,
+        capture_output=True,
+        timeout=120,
     )
     assert dry.returncode == 1, dry.stderr.decode()
     assert read(patched / name) == data
@@ -397,7 +406,7 @@ def test_a_notebook_named_on_the_command_line_is_reported_as_not_supported(proje
 
 
 #: every file takes far longer than the test: the workers are busy when the parent is killed
-STUCK = "batch.process_file = lambda path, settings: time.sleep(300)"
+STUCK = "batch.process_file = lambda path, settings, *rest, **known: time.sleep(300)"
 
 
 def _children(pid: int) -> list[int]:
@@ -427,7 +436,7 @@ def test_workers_die_with_a_killed_parent(project):
     for i in range(10):
         (project / f"m{i}.py").write_text(GOOD)
     parent = subprocess.Popen(
-        [sys.executable, "-c", DRIVER.format(hook=STUCK), "apply", ".", "-j", "2"],
+        [sys.executable, "-c", DRIVER.format(hook=STUCK), "apply", *EVERY_FUNCTION, ".", "-j", "2"],
         cwd=project,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -43,7 +43,7 @@ def _helpers(text: str) -> list[str]:
 
 
 def test_helpers_of_different_rules_in_one_file_get_different_numbers() -> None:
-    new = transform_source(SOURCE, "m.py", Settings()).new_text
+    new = transform_source(SOURCE, "m.py", Settings(reach="all")).new_text
     assert new is not None
     helpers = _helpers(new)
     # the loop's driver and its per-trip function, then the `with` block's helper
@@ -53,6 +53,6 @@ def test_helpers_of_different_rules_in_one_file_get_different_numbers() -> None:
 
 def test_numbers_go_past_the_names_a_file_already_has() -> None:
     source = SOURCE.replace("    total = 0\n", "    total = 0\n    _gbfix_loop_41 = None\n")
-    new = transform_source(source, "m.py", Settings()).new_text
+    new = transform_source(source, "m.py", Settings(reach="all")).new_text
     assert new is not None
     assert sorted(int(h.rsplit("_", 1)[1]) for h in _helpers(new)) == [42, 43, 44], new

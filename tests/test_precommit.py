@@ -27,7 +27,10 @@ from tests.golden import ROOT
 HOOKS_FILE = os.path.join(ROOT, ".pre-commit-hooks.yaml")
 BIN = os.path.dirname(sys.executable)
 
-BREAKING = "import torch\n\ndef f(x):\n    for i in range(2):\n        x = x + i\n        print(x)\n    return x\n"
+BREAKING = (
+    "import torch\n\ndef f(x):\n    for i in range(2):\n        x = x + i\n        print(x)\n    return x\n"
+    "\n\ncompiled = torch.compile(f)\n"
+)
 CLEAN = "def g(x):\n    return x\n"
 
 

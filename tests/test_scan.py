@@ -29,6 +29,8 @@ BREAKING_LOOP = (
     "        x = x + i\n"
     "        print(x)\n"
     "    return x\n"
+    "\n"
+    "compiled = torch.compile(f)\n"
 )
 REFUSED_LOOP = (
     "import torch\n"
@@ -39,6 +41,7 @@ REFUSED_LOOP = (
     "        x = x + i\n"
     "        print(i)\n"
     "    return x\n"
+    "compiled = torch.compile(f)\n"
 )
 CLEAN = "import torch\n\ndef f(x):\n    return x.sin()\n"
 
@@ -194,9 +197,9 @@ def test_check_exits_1_and_names_only_the_files_that_would_change(project):
 @pytest.mark.parametrize("name, reason", [("eval_in_loop", "`eval()`"), ("getframe_in_loop", "`sys._getframe()`")])
 def test_code_that_reads_its_own_frame_is_refused_with_the_reason(project, name, reason):
     shutil.copy(os.path.join(ROOT, "golden", "GBF002", f"{name}.in.py"), project / "loop.py")
-    result = invoke("scan", "loop.py", "--select", "GBF001,GBF002")
+    result = invoke("scan", "loop.py", "--select", "GBF001,GBF002", "--reach", "all")
     assert result.exit_code == 1
     (line,) = result.stdout.splitlines()
     assert line.endswith(f"; not outlined: it uses {reason}, which depends on the frame it runs in [fix: none]")
-    unrolled = invoke("scan", "loop.py", "--select", "GBF001")
+    unrolled = invoke("scan", "loop.py", "--select", "GBF001", "--reach", "all")
     assert "GBF001" in unrolled.stdout and f"the loop body uses {reason}" in unrolled.stdout

@@ -2,7 +2,8 @@
 
 Every file is run through the engine twice, once as a user runs it (text
 stage, structure stage, skeleton) and once with the screen switched off
-(the whole file through libcst), with every rule active, and the results
+(the whole file through libcst), with every rule active, in both reach
+modes (only what compiled code reaches, and everything), and the results
 must be the same: rewritten text, findings, suppressions left unused, or
 the same error. The files are the golden corpus and generated files that
 mix loops, ``with``, ``try`` and ``torch.compile`` with breaking calls in
@@ -60,11 +61,16 @@ def _unscreened(monkeypatch: pytest.MonkeyPatch, text: str, path: str, settings_
 
 
 def _compare(
-    monkeypatch: pytest.MonkeyPatch, text: str, path: str, fix_mode: str, codes: tuple[str, ...] = ALL_RULES
+    monkeypatch: pytest.MonkeyPatch,
+    text: str,
+    path: str,
+    fix_mode: str,
+    reach: str = "all",
+    codes: tuple[str, ...] = ALL_RULES,
 ) -> str:
     """Run both ways; returns how the screen treated the file."""
     # torch_only off: the generated files are plain Python, and the screen must hold for all of them
-    settings_ = Settings(select=codes, fix_mode=fix_mode, torch_only=False)  # type: ignore[arg-type]
+    settings_ = Settings(select=codes, fix_mode=fix_mode, torch_only=False, reach=reach)  # type: ignore[arg-type]
     screened = _run(text, path, settings_)
     full = _unscreened(monkeypatch, text, path, settings_)
     assert screened == full, f"screen changed the result for:\n{text}"
@@ -85,7 +91,8 @@ def test_golden_inputs_same_with_and_without_screen(path: str, monkeypatch: pyte
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
     for fix_mode in ("safe", "unsafe"):
-        _compare(monkeypatch, text, path, fix_mode)
+        for reach in ("all", "compiled"):
+            _compare(monkeypatch, text, path, fix_mode, reach)
 
 
 def test_golden_corpus_exercises_every_way_through() -> None:
@@ -263,7 +270,8 @@ def modules(draw: st.DrawFn) -> str:
             place = "method"
         stmt = _stmt(kind, call, inner)
         if place == "function":
-            pieces.append(f"def f{number}(x):\n{textwrap.indent(stmt, '    ')}    return x\n")
+            decorator = draw(st.sampled_from(["", "@torch.compile\n", "@torch.compiler.disable\n"]))
+            pieces.append(f"{decorator}def f{number}(x):\n{textwrap.indent(stmt, '    ')}    return x\n")
         elif place == "nested":
             pieces.append(
                 f"def f{number}(x):\n    def inner(x):\n{textwrap.indent(stmt, '        ')}"
@@ -286,6 +294,8 @@ def modules(draw: st.DrawFn) -> str:
             pieces.append(f"x = torch.ones(2)\n{stmt}")
         if draw(st.booleans()):
             pieces.append(f"model{number} = torch.compile(Block())\n")
+        if place in ("function", "nested") and draw(st.booleans()):
+            pieces.append(f"compiled{number} = torch.compile(f{number})\n")
     source = "\n\n".join(pieces)
     compile(source, "<generated>", "exec")
     return source
@@ -298,10 +308,14 @@ def modules(draw: st.DrawFn) -> str:
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(source=modules(), fix_mode=st.sampled_from(["safe", "unsafe", "report"]))
-def test_generated_files_same_with_and_without_screen(source: str, fix_mode: str) -> None:
+@given(
+    source=modules(),
+    fix_mode=st.sampled_from(["safe", "unsafe", "report"]),
+    reach=st.sampled_from(["all", "compiled"]),
+)
+def test_generated_files_same_with_and_without_screen(source: str, fix_mode: str, reach: str) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
-        _compare(monkeypatch, source, "/tmp/generated.py", fix_mode)
+        _compare(monkeypatch, source, "/tmp/generated.py", fix_mode, reach)
 
 
 def test_generated_corpus_is_screened_every_way() -> None:
@@ -520,7 +534,7 @@ def test_the_focused_second_pass_still_catches_a_rule_that_is_not_idempotent(mon
     source = "def quiet(x):\n    return x\n\n\ndef f(x):\n    for i in range(2):\n        print(x)\n    return x\n"
     assert screen.screen(source, ("GBF998",)).skeleton is not None
     with pytest.raises(engine.SelfCheckError, match="GBF998 would change the file again"):
-        engine.transform_source(source, "/tmp/stutter.py", Settings(select=("GBF998",), torch_only=False))
+        engine.transform_source(source, "/tmp/stutter.py", Settings(select=("GBF998",), torch_only=False, reach="all"))
 
 
 def test_a_function_only_called_keeps_the_return_that_makes_its_break_harmless() -> None:
@@ -547,7 +561,9 @@ def test_a_function_only_called_keeps_the_return_that_makes_its_break_harmless()
                 helper(mapping, x * 2)
             return xs
         """)
-    outcome = engine.transform_source(source, "/tmp/helper.py", Settings(select=ALL_RULES, torch_only=False))
+    outcome = engine.transform_source(
+        source, "/tmp/helper.py", Settings(select=ALL_RULES, torch_only=False, reach="all")
+    )
     assert outcome.new_text is not None and re.search(r"def _gbfix_\w*loop_1\(\):", outcome.new_text)
     assert [f.line for f in outcome.findings] == [17]
 
@@ -598,7 +614,7 @@ def test_skeleton_keeps_only_the_submodule_lines_of_an_init_and_one_line_class_a
 
 def test_the_thinned_skeleton_finds_what_the_whole_file_does(monkeypatch: pytest.MonkeyPatch) -> None:
     structural = tuple(code for code in ALL_RULES if code != "GBF010")
-    assert _compare(monkeypatch, SUBMODULES, "/tmp/model.py", "safe", structural) == "skeleton"
+    assert _compare(monkeypatch, SUBMODULES, "/tmp/model.py", "safe", codes=structural) == "skeleton"
     outcome = engine.transform_source(SUBMODULES, "/tmp/model.py", Settings(select=structural))
     assert [f.code for f in outcome.findings] == ["GBF001"]
     # the print in a forward is GBF010's too, which reads the whole file (its fixes may go anywhere in it)
@@ -635,7 +651,7 @@ def test_a_declaration_after_a_blanked_docstring_keeps_the_skeleton(monkeypatch:
         return restored[-1]
 
     monkeypatch.setattr(FileView, "restore", spy)
-    outcome = engine.transform_source(SHARED, "/tmp/shared.py", Settings())
+    outcome = engine.transform_source(SHARED, "/tmp/shared.py", Settings(reach="all"))
     assert outcome.new_text is not None and '    both become helpers, and `f` must declare it."""\n    v: object\n' in (
         outcome.new_text
     ), outcome.new_text
@@ -670,6 +686,6 @@ def test_a_store_to_a_class_constant_keeps_its_function_in_the_skeleton(monkeypa
     skeleton = build_skeleton(ScreenFacts(CLASS_CONSTANT), {"for"})
     assert skeleton is not None
     assert "Mixer.STEPS = n" in skeleton.text and "return 1" not in skeleton.text
-    outcome = engine.transform_source(CLASS_CONSTANT, "/tmp/model.py", Settings(select=ALL_RULES))
+    outcome = engine.transform_source(CLASS_CONSTANT, "/tmp/model.py", Settings(select=ALL_RULES, reach="all"))
     assert [f.code for f in outcome.findings] == ["GBF002"]
     assert _compare(monkeypatch, CLASS_CONSTANT, "/tmp/model.py", "safe") == "skeleton"

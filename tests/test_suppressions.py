@@ -18,7 +18,7 @@ def loop(header: str = "", other: str = "", brk: str = "") -> str:
 
 
 def run(text: str, mode: str = "report"):
-    return transform_source(text, "case.py", Settings(select=("GBF001",), fix_mode=mode, torch_only=False))  # type: ignore[arg-type]
+    return transform_source(text, "case.py", Settings(select=("GBF001",), fix_mode=mode, torch_only=False, reach="all"))  # type: ignore[arg-type]
 
 
 # -- reading the comments ------------------------------------------------------------
@@ -128,7 +128,7 @@ def in_tmp(tmp_path, monkeypatch):
 
 
 def scan(*args):
-    return CliRunner().invoke(app, ["scan", "--select", "GBF001", *args])
+    return CliRunner().invoke(app, ["scan", "--select", "GBF001", "--reach", "all", *args])
 
 
 def test_scan_and_apply_honour_suppressions(in_tmp):
@@ -136,7 +136,7 @@ def test_scan_and_apply_honour_suppressions(in_tmp):
     result = scan("a.py")
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.stdout == ""
-    applied = CliRunner().invoke(app, ["apply", "--select", "GBF001", "a.py"])
+    applied = CliRunner().invoke(app, ["apply", "--select", "GBF001", "--reach", "all", "a.py"])
     assert applied.exit_code == 0
     assert (in_tmp / "a.py").read_text() == loop(brk="  # gbfix: ignore")
 
@@ -168,11 +168,11 @@ def test_a_suppression_still_counts_after_another_rule_moved_its_line():
     # still keep every other rule away from it, at its new line.
     suppressed = "    for j in range(n):  # gbfix: ignore\n        x = x * 2\n        print(j)\n"
     text = "def f(x, n):\n    for i in range(3):\n        x = x + 1\n        print(i)\n" + suppressed + "    return x\n"
-    outcome = transform_source(text, "case.py", Settings(fix_mode="safe", torch_only=False))
+    outcome = transform_source(text, "case.py", Settings(fix_mode="safe", torch_only=False, reach="all"))
     assert outcome.new_text is not None and "_gbfix_inner_1(2)\n" + suppressed in outcome.new_text
     assert [f.code for f in outcome.findings] == ["GBF001"]
     assert outcome.unused_suppressions == ()
     unrelated = text.replace("# gbfix: ignore", "# gbfix: ignore[GBF001]")
-    assert transform_source(unrelated, "case.py", Settings(fix_mode="safe", torch_only=False)).unused_suppressions == (
-        5,
-    )
+    assert transform_source(
+        unrelated, "case.py", Settings(fix_mode="safe", torch_only=False, reach="all")
+    ).unused_suppressions == (5,)

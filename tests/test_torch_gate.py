@@ -15,7 +15,7 @@ LOOP = "def f(x):\n    for i in range(2):\n        x = x + 1\n        print(i)\n
 
 
 def codes(text: str, **settings) -> list[str]:
-    outcome = transform_source(text, "/project/case.py", Settings(fix_mode="report", **settings))
+    outcome = transform_source(text, "/project/case.py", Settings(fix_mode="report", **{"reach": "all", **settings}))
     return [f.code for f in outcome.findings]
 
 
@@ -65,7 +65,7 @@ def test_config_key(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
     assert runner.invoke(app, ["scan", "plain.py"]).exit_code == 0
-    (tmp_path / "pyproject.toml").write_text("[tool.gbfix]\ntorch_only = false\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.gbfix]\ntorch_only = false\nreach = "all"\n')
     result = runner.invoke(app, ["scan", "plain.py"])
     assert result.exit_code == 1 and "plain.py:2:5: GBF001" in result.stdout
     assert "torch_only = false" in runner.invoke(app, ["config"]).stdout

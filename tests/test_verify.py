@@ -274,6 +274,9 @@ def test_apply_verify_writes_only_rewrites_that_pass(project):
     (project / "pkg" / "introspect.py").write_text(INTROSPECT)
     (project / "pyproject.toml").write_text(
         textwrap.dedent("""\
+        [tool.gbfix]
+        reach = "all"
+
         [[tool.gbfix.verify]]
         file = "pkg/model.py"
         entry = "pkg.model:step"

@@ -15,6 +15,12 @@ A call under a guard that is false while Dynamo traces
 that branch (measured on torch 2.13: a loop whose ``print`` is so guarded
 compiles into one graph).
 
+Calls into other files of the scanned tree (or into installed packages)
+are looked up in the table the engine builds for the file
+(:class:`codemods.analysis.reach.ProjectFacts` ``external``, passed as this
+provider's cache): a call the module itself cannot resolve breaks when the
+table says its callee breaks, and says through which chain.
+
 It is a batchable libcst metadata provider, so rules ask for it like any
 other metadata, it is computed once per tree, and its walk is shared with
 the other providers of its round.
@@ -23,7 +29,7 @@ the other providers of its round.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
@@ -39,6 +45,7 @@ from codemods.analysis.catalogue import (
     method_entry,
 )
 from codemods.analysis.nodes import dotted_name
+from codemods.analysis.reach import ExternalBreak, call_key
 from codemods.analysis.scopes import Scope, ScopeTracker, names_in
 from codemods.analysis.tensors import TensorFacts, torch_aliases
 from codemods.fastcst import walk
@@ -46,7 +53,8 @@ from codemods.fastcst import walk
 
 @dataclass(frozen=True)
 class BreakReason:
-    """Why a call breaks; ``via`` names the same-module function in between."""
+    """Why a call breaks; ``via`` names the same-module function in between, or the chain of
+    calls into another file, and ``at`` where that file's break is."""
 
     reason: str
     raises: bool = True
@@ -55,9 +63,17 @@ class BreakReason:
     cause: str = ""
     #: the catalogue entry a direct call matched (``builtins.print``; a logger method's name)
     entry: str = ""
+    at: str = ""
 
     def describe(self) -> str:
+        if self.at:
+            return f"{self.via}: {self.reason} at {self.at}"
         return f"{self.reason} (via {self.via})" if self.via else self.reason
+
+    @classmethod
+    def external(cls, found: ExternalBreak) -> "BreakReason":
+        """The reason of a call whose callee, in another file, breaks."""
+        return cls(found.reason, found.raises, " → ".join(found.via), at=found.at)
 
 
 @dataclass
@@ -67,6 +83,10 @@ class _Function:
     cls: Optional[str]
     #: the class whose method this function is, or is nested in (``self`` there)
     owner: Optional[str] = None
+    #: the qualified name of that class (``Outer.Inner``), when it is not inside a function
+    owner_qualname: Optional[str] = None
+    #: the qualified name of the function not nested in another that holds it (its own for one)
+    unit: str = ""
     direct: Optional[BreakReason] = None
     callees: list[tuple[cst.Call, str]] = field(default_factory=list)
 
@@ -123,6 +143,11 @@ class _Collector(ScopeTracker):
         cls = self._class_stack[-1] if self._class_stack and not self._func_stack else None
         fn = _Function(node=node, qualname=node.name.value, cls=cls)
         fn.owner = cls if cls is not None else (self._func_stack[-1].owner if self._func_stack else None)
+        if self._func_stack:
+            fn.owner_qualname, fn.unit = self._func_stack[-1].owner_qualname, self._func_stack[-1].unit
+        else:
+            fn.owner_qualname = ".".join(self._class_stack) or None
+            fn.unit = ".".join([*self._class_stack, node.name.value])
         if cls is not None:
             fn.qualname = f"{cls}.{node.name.value}"
             self.class_methods[cls][node.name.value] = fn
@@ -232,7 +257,7 @@ class _Collector(ScopeTracker):
                     fn.direct = reason
                 continue
             if fn is not None:
-                name = dotted_name(node.func)
+                name = _callee_name(node)
                 if name:
                     fn.callees.append((node, name))
         for test, fn, guards in self._conditions:
@@ -312,6 +337,23 @@ class _Guard:
         return bool(names_in(self.scope, self.call.func) & IS_COMPILING)
 
 
+def _callee_name(node: cst.Call) -> Optional[str]:
+    """The dotted name a call is made through; ``super().f`` for ``super().f(...)``."""
+    name = dotted_name(node.func)
+    if name is not None:
+        return name
+    func = node.func
+    if (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Call)
+        and isinstance(func.value.func, cst.Name)
+        and func.value.func.value == "super"
+        and not func.value.args
+    ):
+        return f"super().{func.attr.value}"
+    return None
+
+
 def _positional(call: cst.Call) -> Optional[int]:
     """How many positional arguments ``call`` has; None with a keyword or a star."""
     if any(arg.keyword is not None or arg.star for arg in call.args):
@@ -376,13 +418,26 @@ def _class_names_called(node: cst.CSTNode) -> set[str]:
 
 
 class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]):
-    """Marks each breaking ``Call``, ``if`` test and ``FunctionDef`` with a :class:`BreakReason`."""
+    """Marks each breaking ``Call``, ``if`` test and ``FunctionDef`` with a :class:`BreakReason`.
+
+    Its cache (``MetadataWrapper(..., cache={BreakProvider: table})``) is the
+    file's ``external`` table: call key -> :class:`ExternalBreak`.
+    """
 
     # _Collector comes first: its visit_ methods must win over the no-op stubs.
 
     def __init__(self, cache: object = None) -> None:
-        BatchableMetadataProvider.__init__(self, cache)
+        # Without a table (a file on its own) nothing outside the module is known.
+        BatchableMetadataProvider.__init__(self, cache if cache is not None else {})
         _Collector.__init__(self)
+        self.external: Mapping[str, ExternalBreak] = self.cache  # type: ignore[assignment]
+
+    @classmethod
+    def gen_cache(
+        cls, root_path: Any, paths: list[str], timeout: Optional[int] = None, **kwargs: Any
+    ) -> Mapping[str, object]:
+        """libcst's hook for providers that take a cache: the engine fills the table itself."""
+        return {path: {} for path in paths}
 
     def leave_Module(self, original_node: cst.Module) -> None:
         self.replay()
@@ -395,8 +450,32 @@ class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]
                 inner = resolved.get(id(target.node)) if target is not None else None
                 if target is not None and inner is not None:
                     self.set_metadata(call, BreakReason(inner.reason, inner.raises, via=target.qualname))
+                elif target is None:
+                    found = _external(self, fn, callee)
+                    if found is not None:
+                        self.set_metadata(call, BreakReason.external(found))
             if resolved.get(id(fn.node)) is not None:
                 self.set_metadata(fn.node, resolved[id(fn.node)])
+
+
+def _external(collector: _Collector, caller: _Function, callee: str) -> Optional[ExternalBreak]:
+    """The break behind a call the module cannot resolve, from the file's ``external`` table."""
+    table: Mapping[str, ExternalBreak] = getattr(collector, "external", {})
+    if not table:
+        return None
+    parts = callee.split(".")
+    if len(parts) == 1 and caller.owner_qualname is not None:
+        # ``for layer in self.layers: layer(x)`` runs the forward of what ``self.layers`` holds
+        attr = collector.loop_aliases.get(id(caller.node), {}).get(callee)
+        if attr is not None:
+            found = table.get(f"self.{attr}@{caller.owner_qualname}")
+            if found is not None:
+                return found
+    instance = table.get(f"{callee}@{caller.unit}")
+    if instance is not None:
+        return instance
+    key = call_key(callee, caller.owner_qualname)
+    return table.get(key) if key is not None else None
 
 
 def _lookup(collector: _Collector, caller: _Function, callee: str) -> Optional[_Function]:
@@ -448,6 +527,11 @@ def _resolve(collector: _Collector) -> dict[int, Optional[BreakReason]]:
                     inner = result[id(target.node)]
                     assert inner is not None
                     result[id(fn.node)] = BreakReason(inner.reason, inner.raises, via=target.qualname)
+                    changed = True
+                    break
+                found = _external(collector, fn, callee) if target is None else None
+                if found is not None:
+                    result[id(fn.node)] = BreakReason.external(found)
                     changed = True
                     break
     return result

@@ -100,6 +100,11 @@ _LITERALS = (
 )
 _SCOPES = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
+#: the tables above that readers of Python's ``ast`` share (rewriter/prefilter/tensor_evidence.py)
+TORCH_NON_TENSOR = _TORCH_NON_TENSOR
+METHOD_NON_TENSOR = _METHOD_NON_TENSOR
+TENSOR_ATTRIBUTES = _TENSOR_ATTRIBUTES
+
 
 #: names an annotation of a plain Python value is made of
 _PLAIN_TYPES = frozenset(

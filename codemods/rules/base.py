@@ -23,6 +23,7 @@ from codemods.analysis.causes import CauseAnalysis, analyse_causes, cause_remove
 from codemods.analysis.fix_safety import FixMode, Safety
 from codemods.analysis.helper_layout import SpaceHelpers
 from codemods.analysis.helper_names import NameAllocator
+from codemods.analysis.reach import NO_FACTS, ProjectFacts, Reach, ReachMode, unit_names
 from codemods.fastcst import walk
 from codemods.fastcst.positions import LazyPositionProvider
 
@@ -39,6 +40,8 @@ class Finding:
     note: str = ""
     #: a fix that ``--unsafe-fixes`` would make instead, and why it is unsafe
     unsafe_alternative: str = ""
+    #: why the site runs under compile: the chain of calls from an entry (rules limited to reach)
+    reach: str = ""
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,8 @@ class RuleSettings:
     breaking_third_party: tuple[str, ...] = ()
     #: the same, as recorded by a real run (filled from a trace)
     recorded_third_party: frozenset[str] = frozenset()
+    #: "compiled": findings only in code compiled code reaches; "all": everywhere
+    reach: ReachMode = "compiled"
 
 
 @dataclass(frozen=True)
@@ -117,6 +122,8 @@ class RuleOptions(RuleSettings):
     project_root: str = ""
     #: the number the next generated helper name gets (:mod:`codemods.analysis.helper_names`)
     first_helper_number: int = 1
+    #: what the scanned tree says about this file: reach, breaks behind calls into other files
+    project: ProjectFacts = NO_FACTS
 
     @classmethod
     def for_file(cls, settings: RuleSettings, **facts: Any) -> "RuleOptions":
@@ -148,6 +155,8 @@ class Rule(Codemod, cst.CSTTransformer):
     #: codes of rules this one leaves some of its sites to, when they are active
     #: (:meth:`defers_to`); ``gbfix rules`` and the registry's tests read it
     DEFERS_TO: ClassVar[tuple[str, ...]] = ()
+    #: the rule acts only in functions compiled code reaches (:meth:`reach`), unless ``reach = "all"``
+    REACH_LIMITED: ClassVar[bool] = False
     METADATA_DEPENDENCIES: ClassVar[Collection[ProviderT]] = (LazyPositionProvider,)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -169,8 +178,13 @@ class Rule(Codemod, cst.CSTTransformer):
         self.names = NameAllocator(options.first_helper_number)
         self.findings: list[Finding] = []
         self.used_suppressions: set[int] = set()
+        #: how compiled code reaches the function being walked (set by rules limited to reach)
+        self.current_reach: Optional[Reach] = None
+        self._tree: Optional[cst.Module] = None
+        self._units: Optional[dict[int, tuple[str, cst.FunctionDef]]] = None
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        self._tree, self._units = tree, None
         new = self.transform(tree)
         if any(finding.applied for finding in self.findings):
             # Helpers made for different statements may share a name no statement left binds.
@@ -186,6 +200,35 @@ class Rule(Codemod, cst.CSTTransformer):
         descend = super().on_visit(node)
         # A simple line's own leave_ hook still runs; only what is inside it is skipped.
         return descend and (not self.STATEMENTS_ONLY or type(node) in walk.STATEMENT_HOLDERS)
+
+    # -- reach ----------------------------------------------------------------------
+    def reach(self, func: cst.FunctionDef) -> Optional[Reach]:
+        """How ``func`` can run under ``torch.compile``; None when nothing compiled calls it.
+
+        ``func`` is any ``def`` of the tree being transformed; a nested one
+        answers for the function (not nested in another) that holds it. The
+        answer comes from the scanned tree (``RuleOptions.project``): a module's
+        ``forward``, a function passed to or decorated with ``torch.compile``,
+        or something they call, in any file. A function holding a line a real
+        run recorded as a break counts too. With ``reach = "all"`` every
+        function answers (with its chain when compiled code reaches it).
+        """
+        found = self.unit_of(func)
+        if found is None:
+            return None
+        qualname, unit = found
+        reach = self.options.project.reach(qualname)
+        if reach is None and self.options.recorded_break_lines:
+            span = self.get_metadata(LazyPositionProvider, unit)
+            if any(span.start.line <= line <= span.end.line for line in self.options.recorded_break_lines):
+                return Reach("a run recorded a graph break in it", (qualname,))
+        return reach
+
+    def unit_of(self, func: cst.FunctionDef) -> Optional[tuple[str, cst.FunctionDef]]:
+        """(qualified name, node) of the function not nested in another that holds ``func``."""
+        if self._units is None:
+            self._units = unit_names(self._tree) if self._tree is not None else {}
+        return self._units.get(id(func))
 
     def defers_to(self, code: str) -> bool:
         """Whether ``code`` (declared in ``DEFERS_TO``) is active, so the sites it handles are its own."""
@@ -229,8 +272,9 @@ class Rule(Codemod, cst.CSTTransformer):
         apply = (fix == "safe" and self.options.fix_mode in ("safe", "unsafe")) or (
             fix == "unsafe" and self.options.fix_mode == "unsafe"
         )
+        reach = self.current_reach.describe() if self.REACH_LIMITED and self.current_reach is not None else ""
         self.findings.append(
-            Finding(self.CODE, pos.line, pos.column + 1, message, fix, apply, note, unsafe_alternative)
+            Finding(self.CODE, pos.line, pos.column + 1, message, fix, apply, note, unsafe_alternative, reach)
         )
         return apply
 
@@ -298,7 +342,10 @@ class FunctionScopedRule(Rule):
 
     At module level there is no frame for Dynamo to skip, so nothing is done
     there. ``self.functions`` is the stack of enclosing (original) defs.
+    Functions compiled code does not reach are not entered (:meth:`Rule.reach`).
     """
+
+    REACH_LIMITED = True
 
     def __init__(self, context: CodemodContext, options: RuleOptions) -> None:
         super().__init__(context, options)
@@ -340,8 +387,12 @@ class FunctionScopedRule(Rule):
         return descend
 
     def _may_act_in(self, node: Union[cst.FunctionDef, cst.ClassDef]) -> bool:
-        """Whether a finding may be in ``node``: a function with a break (or a nested
-        definition), a class with such a method."""
+        """Whether a finding may be in ``node``: a function compiled code reaches with a
+        break (or a nested definition), a class with such a method."""
+        if isinstance(node, cst.FunctionDef) and self.options.project.limits:
+            unit = self.unit_of(node)
+            if unit is not None and unit[1] is node and self.reach(node) is None:
+                return False
         if BreakProvider not in self.get_inherited_dependencies() or self.options.recorded_break_lines:
             return True
         if isinstance(node, cst.FunctionDef) and self.lookup(node) is not None:
@@ -352,6 +403,8 @@ class FunctionScopedRule(Rule):
         return any(self._may_act_in(d) for d in nested)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if all(f is None for f in self.functions):
+            self.current_reach = self.reach(node)
         self.functions.append(node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:

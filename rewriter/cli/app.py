@@ -12,6 +12,7 @@ from typing import Any, Callable, List, Optional
 import typer
 from typer.core import TyperCommand
 
+from codemods.analysis.reach import REACH_MODES
 from rewriter import __version__
 from rewriter.engine.config import (
     ConfigError,
@@ -110,11 +111,11 @@ def write_patch(patch: bytes) -> None:
     stream.flush()
 
 
-def choose_format(value: str, choices: tuple[str, ...]) -> str:
-    """``--format`` in any case (``JSON`` is ``json``); exits 2 on an unknown one."""
+def choose_format(value: str, choices: tuple[str, ...], option: str = "--format") -> str:
+    """``--format`` (or another choice) in any case (``JSON`` is ``json``); exits 2 on an unknown one."""
     chosen = value.lower()
     if chosen not in choices:
-        err(f"gbfix: error: --format must be one of {', '.join(choices)}, not {value!r}")
+        err(f"gbfix: error: {option} must be one of {', '.join(choices)}, not {value!r}")
         raise typer.Exit(EXIT_ERROR)
     return chosen
 
@@ -143,6 +144,12 @@ def read_stdin() -> bytes:
 STDIN_FILENAME_HELP = "With `-`: the path of the source read from stdin, for configuration, excludes and messages."
 
 
+REACH_HELP = (
+    "compiled (default): report and fix only code torch.compile runs: module forwards, functions passed "
+    "to or decorated with torch.compile, and what they call, across the scanned files; all: everywhere."
+)
+
+
 def resolve_settings(
     paths: List[str],
     select: Optional[str],
@@ -151,6 +158,7 @@ def resolve_settings(
     unsafe_fixes: bool = False,
     report_only: bool = False,
     config: Optional[str] = None,
+    reach: Optional[str] = None,
 ) -> Settings:
     """Settings from the nearest pyproject.toml, then the flags. Exits 2 on errors."""
     try:
@@ -162,6 +170,7 @@ def resolve_settings(
             ignore=parse_codes([ignore], "--ignore") if ignore else None,
             exclude=settings.exclude + tuple(exclude or ()),
             fix_mode="report" if report_only else ("unsafe" if unsafe_fixes else "safe"),
+            reach=choose_format(reach, REACH_MODES, "--reach") if reach is not None else None,
         )
     except ConfigError as exc:
         err(f"gbfix: error: {exc}")

@@ -16,6 +16,7 @@ import typer
 
 from rewriter.cli.app import (
     FORCE_EXCLUDE_HELP,
+    REACH_HELP,
     STDIN,
     STDIN_FILENAME_HELP,
     check_jobs,
@@ -135,6 +136,7 @@ def apply(
     trace: Optional[str] = typer.Option(None, "--trace", metavar="DIR", help=TRACE_HELP),
     all_logs: bool = typer.Option(False, "--all-logs", help=ALL_LOGS_HELP),
     log: Optional[str] = typer.Option(None, "--log", metavar="FILE", help=LOG_HELP),
+    reach: Optional[str] = typer.Option(None, "--reach", metavar="MODE", help=REACH_HELP),
 ) -> None:
     """Rewrite files, or show the rewrite as a patch.
 
@@ -150,7 +152,7 @@ def apply(
         err("gbfix: error: --verify compiles files on disk; it cannot check source from stdin")
         raise typer.Exit(EXIT_ERROR)
     where = [name if name != STDIN else "."] if name else paths
-    settings = resolve_settings(where, select, ignore, exclude, unsafe_fixes, config=config)
+    settings = resolve_settings(where, select, ignore, exclude, unsafe_fixes, config=config, reach=reach)
     totals = Totals()
     data = b""
     if name is None:

@@ -10,6 +10,7 @@ when there are none, 2 when a file could not be processed.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import List, Optional
@@ -18,6 +19,7 @@ import typer
 
 from rewriter.cli.app import (
     FORCE_EXCLUDE_HELP,
+    REACH_HELP,
     STDIN,
     STDIN_FILENAME_HELP,
     check_jobs,
@@ -31,8 +33,9 @@ from rewriter.cli.app import (
     summary,
     with_recorded_breaks,
 )
-from rewriter.engine.batch import process_file, run_batch
+from rewriter.engine.batch import build_project, process_file, run_batch
 from rewriter.engine.config import Settings
+from rewriter.engine.project import explain_reach
 from rewriter.engine.report import FORMATS, ScanReport, plural, render, render_statistics
 from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, FileResult, Totals
 from rewriter.runtime.recorded import ALL_LOGS_HELP, LOG_HELP, TRACE_HELP
@@ -61,6 +64,24 @@ def stdin_files(name: str, settings: Settings, force_exclude: bool) -> list[str]
 def stdin_results(files: List[str], data: bytes, settings: Settings) -> list[FileResult]:
     """The batch of a source read from stdin: one file, processed in this process."""
     return [process_file(path, settings, data) for path in files]
+
+
+def _explain_reach(spec: str, files: List[str], settings: Settings, jobs: int, stdin: bool) -> None:
+    """``--explain-reach FILE:LINE``: print why that code runs under compile, or why not; exit."""
+    path, _, line = spec.rpartition(":")
+    if not path or not line.isdigit():
+        err(f"gbfix: error: --explain-reach takes FILE:LINE, not {spec!r}")
+        raise typer.Exit(EXIT_ERROR)
+    if stdin:
+        err("gbfix: error: --explain-reach reads the scanned files on disk, not source from stdin")
+        raise typer.Exit(EXIT_ERROR)
+    target = os.path.abspath(path)
+    if target not in {os.path.abspath(f) for f in files}:
+        err(f"gbfix: error: {path} is not among the scanned files")
+        raise typer.Exit(EXIT_ERROR)
+    project = build_project(files, settings, jobs)
+    sys.stdout.write(explain_reach(project, target, int(line)) + "\n")
+    raise typer.Exit(EXIT_CLEAN)
 
 
 def scan(
@@ -105,6 +126,14 @@ def scan(
     trace: Optional[str] = typer.Option(None, "--trace", metavar="DIR", help=TRACE_HELP),
     all_logs: bool = typer.Option(False, "--all-logs", help=ALL_LOGS_HELP),
     log: Optional[str] = typer.Option(None, "--log", metavar="FILE", help=LOG_HELP),
+    reach: Optional[str] = typer.Option(None, "--reach", metavar="MODE", help=REACH_HELP),
+    explain_reach: Optional[str] = typer.Option(
+        None,
+        "--explain-reach",
+        metavar="FILE:LINE",
+        help="Say why the code at FILE:LINE runs under compile (the chain of calls from an entry) "
+        "or why it does not, and report nothing else.",
+    ),
 ) -> None:
     """Report what `apply` would fix, like a linter; change nothing.
 
@@ -117,13 +146,15 @@ def scan(
         raise typer.Exit(EXIT_ERROR)
     name = stdin_name(paths, stdin_filename)
     where = [name if name != STDIN else "."] if name else paths
-    settings = resolve_settings(where, select, ignore, exclude, report_only=True, config=config)
+    settings = resolve_settings(where, select, ignore, exclude, report_only=True, config=config, reach=reach)
     totals = Totals()
     report = ScanReport()
     if name is None:
         files = collect(paths, settings, totals, force_exclude)
     else:
         data, files = read_stdin(), stdin_files(name, settings, force_exclude)
+    if explain_reach is not None:
+        _explain_reach(explain_reach, files, settings, jobs, name is not None)
     settings = with_recorded_breaks(settings, files, trace, all_logs, log, quiet)
     results = run_batch(files, settings, jobs) if name is None else stdin_results(files, data, settings)
     for result in results:

@@ -20,24 +20,31 @@ from typing import Iterator, Optional, Sequence
 
 import libcst as cst
 
+from codemods.analysis.reach import ProjectFacts
 from codemods.rules.registry import REGISTRY
 from rewriter.engine.config import Settings
 from rewriter.engine.fileio import SourceError, decode_source, encode_source, read_source
 from rewriter.engine.nesting import on_deep_stack
 from rewriter.engine.pipeline import Outcome, PythonRejects, SelfCheckError, transform_source
+from rewriter.engine.project import link, summarise_file
 from rewriter.engine.results import Changed, Failed, FileResult, Unchanged
 from rewriter.engine.suppressions import Suppression, suppression_comments
+from rewriter.prefilter.index import FileSummary
+from rewriter.prefilter.project import Project
 
 #: below this many files a process pool costs more than it saves
 _POOL_THRESHOLD = 8
 
 
-def process_file(path: str, settings: Settings, data: Optional[bytes] = None) -> FileResult:
+def process_file(
+    path: str, settings: Settings, data: Optional[bytes] = None, project: Optional[ProjectFacts] = None
+) -> FileResult:
     """One file, start to end. Never raises.
 
     ``data`` is the file's bytes when they do not come from ``path`` (source
     read from stdin): ``path`` still names it in messages and decides which
-    settings apply.
+    settings apply. ``project``: what the scanned tree says about the file
+    (without it, the file is its own project).
 
     It runs on a thread with a deep stack (:mod:`rewriter.engine.nesting`),
     so deeply nested valid code is rewritten rather than refused. The cyclic
@@ -51,20 +58,22 @@ def process_file(path: str, settings: Settings, data: Optional[bytes] = None) ->
     paused = gc.isenabled()
     gc.disable()
     try:
-        return on_deep_stack(_process_file, path, settings, data)
+        return on_deep_stack(_process_file, path, settings, data, project)
     finally:
         if paused:
             gc.enable()
             gc.collect(1)
 
 
-def _process_file(path: str, settings: Settings, data: Optional[bytes] = None) -> FileResult:
+def _process_file(
+    path: str, settings: Settings, data: Optional[bytes] = None, project: Optional[ProjectFacts] = None
+) -> FileResult:
     try:
         source = read_source(path) if data is None else decode_source(data)
     except SourceError as exc:
         return Failed(path, str(exc))
     try:
-        outcome = transform_source(source.text, os.path.abspath(path), settings)
+        outcome = transform_source(source.text, os.path.abspath(path), settings, project)
     except PythonRejects as exc:
         return _rejected_by_python(path, exc.error)
     except cst.ParserSyntaxError as exc:
@@ -211,9 +220,45 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)
 
 
-def _chunk(paths: Sequence[str]) -> list[FileResult]:
+def _chunk(paths: Sequence[str], facts: Sequence[ProjectFacts]) -> list[FileResult]:
     assert _WORKER_SETTINGS is not None
-    return [process_file(p, _WORKER_SETTINGS) for p in paths]
+    return [process_file(p, _WORKER_SETTINGS, project=f) for p, f in zip(paths, facts, strict=True)]
+
+
+def _summaries(paths: Sequence[str]) -> list[Optional[FileSummary]]:
+    return [summarise_file(os.path.abspath(p)) for p in paths]
+
+
+def build_project(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Project:
+    """The scanned tree linked as one project (:mod:`rewriter.engine.project`): every file
+    summarised, in parallel as the batch is, then linked here."""
+    jobs = jobs or default_jobs()
+    where = paths[0] if paths else "."
+    if jobs == 1 or len(paths) < _POOL_THRESHOLD:
+        return link(_summaries(paths), settings, where)
+    found: list[Optional[FileSummary]] = []
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent) as pool:
+        for part in pool.map(_summaries, chunks_of(paths, jobs)):
+            found.extend(part)
+    return link(found, settings, where)
+
+
+def project_facts(paths: Sequence[str], settings: Settings, jobs: int = 0) -> dict[str, ProjectFacts]:
+    """What the linked project says about each of ``paths`` (:func:`build_project`).
+
+    With a pool, the project is built and read in a process of its own, and
+    only the facts come back: the index of a large tree stays out of this
+    process, so the batch's workers, forked from it, do not carry it.
+    """
+    jobs = jobs or default_jobs()
+    if jobs == 1 or len(paths) < _POOL_THRESHOLD:
+        return _facts_of(paths, build_project(paths, settings, 1))
+    with ProcessPoolExecutor(max_workers=1, initializer=_die_with_parent) as linker:
+        return linker.submit(_linked_facts, list(paths), settings, jobs).result()
+
+
+def _linked_facts(paths: list[str], settings: Settings, jobs: int) -> dict[str, ProjectFacts]:
+    return _facts_of(paths, build_project(paths, settings, jobs))
 
 
 def default_jobs() -> int:
@@ -253,8 +298,14 @@ def chunks_of(paths: Sequence[str], jobs: int) -> list[list[str]]:
     return chunks
 
 
-def run_batch(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Iterator[FileResult]:
+def run_batch(
+    paths: Sequence[str], settings: Settings, jobs: int = 0, project: Optional[Project] = None
+) -> Iterator[FileResult]:
     """Results in the order of ``paths`` (already sorted by discovery), as they are ready.
+
+    The files are first linked as one project (:func:`project_facts`, unless
+    ``project`` is that already), so each knows what compiled code reaches in
+    it and which of its calls into other files break.
 
     Files go to the workers in chunks of neighbours (:func:`chunks_of`).
     A new chunk is sent whenever one finishes, whichever it is, so a slow
@@ -266,9 +317,14 @@ def run_batch(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Iterat
     the file that kills, and a fresh pool takes the rest.
     """
     jobs = jobs or default_jobs()
+    by_path = _facts_of(paths, project) if project is not None else project_facts(paths, settings, jobs)
+
+    def facts(chunk: Sequence[str]) -> list[ProjectFacts]:
+        return [by_path[path] for path in chunk]
+
     if jobs == 1 or len(paths) < _POOL_THRESHOLD:
         for path in paths:
-            yield process_file(path, settings)
+            yield process_file(path, settings, project=facts([path])[0])
         return
     chunks = chunks_of(paths, jobs)
     done = 0
@@ -285,7 +341,7 @@ def run_batch(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Iterat
                     and len(sent) - len(running) < jobs * _WAITING
                 ):
                     try:
-                        future = pool.submit(_chunk, chunks[following])
+                        future = pool.submit(_chunk, chunks[following], facts(chunks[following]))
                     except Exception:  # the pool broke: finish what is in flight, then start anew
                         break
                     sent[following] = future
@@ -294,8 +350,8 @@ def run_batch(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Iterat
                 if done not in sent:
                     if following == done:  # a fresh pool takes nothing: work here instead
                         for chunk in chunks[done:]:
-                            for path in chunk:
-                                yield process_file(path, settings)
+                            for path, known in zip(chunk, facts(chunk), strict=True):
+                                yield process_file(path, settings, project=known)
                         done = len(chunks)
                     break
                 future = sent[done]
@@ -306,7 +362,7 @@ def run_batch(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Iterat
                 try:
                     results = future.result()
                 except Exception:  # the worker died: the pool is gone with it
-                    yield from _one_by_one(chunks[done], settings)
+                    yield from _one_by_one(chunks[done], settings, facts(chunks[done]))
                     done += 1
                     break
                 yield from results
@@ -315,11 +371,16 @@ def run_batch(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Iterat
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _one_by_one(paths: Sequence[str], settings: Settings) -> Iterator[FileResult]:
+def _facts_of(paths: Sequence[str], project: Project) -> dict[str, ProjectFacts]:
+    """What the project says about each of ``paths``."""
+    return {path: project.facts_for(os.path.abspath(path)) for path in paths}
+
+
+def _one_by_one(paths: Sequence[str], settings: Settings, facts: Sequence[ProjectFacts]) -> Iterator[FileResult]:
     """Each file in a process of its own, so the one that kills a worker is named."""
-    for path in paths:
+    for path, known in zip(paths, facts, strict=True):
         with ProcessPoolExecutor(max_workers=1, initializer=_start_worker, initargs=(settings,)) as pool:
             try:
-                yield pool.submit(_chunk, [path]).result()[0]
+                yield pool.submit(_chunk, [path], [known]).result()[0]
             except Exception as exc:
                 yield Failed(path, f"internal error (the worker process died: {type(exc).__name__}); please report it")

@@ -16,6 +16,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
+from codemods.analysis.reach import REACH_MODES
 from codemods.rules.base import RuleSettings
 from codemods.rules.registry import REGISTRY
 from rewriter.engine.discovery import PatternError, gitignore_spec
@@ -59,6 +60,7 @@ CONFIG_KEYS = (
     "exclude",
     "unroll_max_trips",
     "torch_only",
+    "reach",
     "reentrant_context_managers",
     "first_party",
     "third_party",
@@ -159,6 +161,10 @@ def settings_from_table(table: dict[str, Any], path: str) -> Settings:
         if not isinstance(trips, int) or isinstance(trips, bool) or trips < 1:
             raise ConfigError(f"{where}: unroll_max_trips must be a positive integer")
         values["unroll_max_trips"] = trips
+    if "reach" in table:
+        if table["reach"] not in REACH_MODES:
+            raise ConfigError(f"{where}: reach must be one of {', '.join(repr(m) for m in REACH_MODES)}")
+        values["reach"] = table["reach"]
     if "torch_only" in table:
         if not isinstance(table["torch_only"], bool):
             raise ConfigError(f"{where}: torch_only must be true or false")

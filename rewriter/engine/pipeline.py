@@ -18,19 +18,21 @@ from __future__ import annotations
 
 import ast
 import difflib
-import os
 from dataclasses import dataclass, replace
 from typing import Optional
 
 import libcst as cst
 from libcst.codemod import CodemodContext
 
+from codemods.analysis.breaks import BreakProvider
 from codemods.analysis.helper_names import first_free_number
+from codemods.analysis.reach import NO_FACTS, ProjectFacts
 from codemods.fastcst.walk import ReadOnlyMetadataWrapper, all_distinct
 from codemods.rules.base import Finding, RuleOptions
 from codemods.rules.registry import REGISTRY
 from rewriter.engine.config import Settings
 from rewriter.engine.nesting import deeper_recursion
+from rewriter.engine.project import file_facts, project_root
 from rewriter.engine.suppressions import parse_suppressions
 from rewriter.prefilter.screen import Screening, python_error, screen
 from rewriter.prefilter.skeleton import FileView
@@ -64,7 +66,7 @@ class Outcome:
     unused_suppressions: tuple[int, ...] = ()
 
 
-def rule_options(settings: Settings, text: str, path: str) -> RuleOptions:
+def rule_options(settings: Settings, text: str, path: str, project: ProjectFacts = NO_FACTS) -> RuleOptions:
     return RuleOptions.for_file(
         settings,
         recorded_break_lines=settings.recorded_breaks.get(path, frozenset()),
@@ -72,14 +74,13 @@ def rule_options(settings: Settings, text: str, path: str) -> RuleOptions:
         selected=frozenset(settings.active_codes),
         project_root=project_root(settings, path),
         first_helper_number=first_free_number(text),
+        project=project,
     )
 
 
-def project_root(settings: Settings, path: str) -> str:
-    """The directory of the project's pyproject.toml, else the file's own directory."""
-    if settings.source:
-        return os.path.dirname(os.path.abspath(settings.source))
-    return os.path.dirname(os.path.abspath(path))
+def _wrapper(module: cst.Module, options: RuleOptions, skip_copy: bool) -> ReadOnlyMetadataWrapper:
+    """Metadata for ``module``; the break analysis gets the file's table of calls into other files."""
+    return ReadOnlyMetadataWrapper(module, unsafe_skip_copy=skip_copy, cache={BreakProvider: options.project.external})
 
 
 def _run_rules(
@@ -90,7 +91,7 @@ def _run_rules(
     changed_by: list[str] = []
     original = sorted(options.suppressions)
     to_original = {line: line for line in original}
-    wrapper = ReadOnlyMetadataWrapper(module, unsafe_skip_copy=True)
+    wrapper = _wrapper(module, options, True)
     result = module
     for index, code in enumerate(codes):
         rule = REGISTRY[code](CodemodContext(filename=path), options)
@@ -118,7 +119,7 @@ def _run_rules(
             if index < len(codes) - 1:
                 # A changed tree may share nodes between places: copy it for fresh
                 # metadata, unless every node is in one place only (copying costs a rebuild).
-                wrapper = ReadOnlyMetadataWrapper(new, unsafe_skip_copy=all_distinct(new))
+                wrapper = _wrapper(new, options, all_distinct(new))
                 result = wrapper.module
     return result, findings, used, changed_by
 
@@ -129,13 +130,14 @@ def _screen(
     settings: Settings,
     focus: Optional[list[tuple[int, int]]] = None,
     tree: Optional[ast.Module] = None,
+    project: Optional[ProjectFacts] = None,
 ) -> Screening:
     """What libcst must see of ``text`` (rewriter.prefilter.screen); all of it when a run recorded breaks here."""
     if not settings.active_codes:
         return Screening(parse=False)
     if settings.recorded_breaks.get(path):
         return Screening(parse=True, python_error=None if tree is not None else python_error(text))
-    return screen(text, settings.active_codes, focus, tree)
+    return screen(text, settings.active_codes, focus, tree, project)
 
 
 def _changed_lines(old: str, new: str) -> list[tuple[int, int]]:
@@ -160,10 +162,18 @@ def torch_gate(text: str, path: str, settings: Settings) -> Settings:
     return replace(settings, ignore=settings.ignore + gated) if gated else settings
 
 
-def transform_source(text: str, path: str, settings: Settings) -> Outcome:
-    """Findings and rewritten text for one file. Raises PythonRejects, ParserSyntaxError, SelfCheckError."""
+def transform_source(text: str, path: str, settings: Settings, project: Optional[ProjectFacts] = None) -> Outcome:
+    """Findings and rewritten text for one file. Raises PythonRejects, ParserSyntaxError, SelfCheckError.
+
+    ``project``: what the scanned tree says about the file (the batch links
+    every file first); without it the file is its own project.
+    """
     settings = torch_gate(text, path, settings)
-    screening = _screen(text, path, settings)
+    tree = None
+    if project is None:
+        tree = _parsed(text)
+        project = file_facts(text, path, settings, tree)
+    screening = _screen(text, path, settings, None, tree, project)
     if not screening.parse:
         return Outcome(None, (), parsed=False)
     if screening.python_error is not None:
@@ -172,20 +182,28 @@ def transform_source(text: str, path: str, settings: Settings) -> Outcome:
     codes = screening.codes or settings.active_codes
     with deeper_recursion():
         if screening.skeleton is not None:
-            outcome = _transform_view(text, path, settings, screening.skeleton, codes)
+            outcome = _transform_view(text, path, settings, screening.skeleton, codes, project)
             if outcome is not None:
                 return outcome
-        outcome = _transform_view(text, path, settings, FileView.whole(text), codes)
+        outcome = _transform_view(text, path, settings, FileView.whole(text), codes, project)
     assert outcome is not None  # the whole file is always put back
     return outcome
 
 
+def _parsed(text: str) -> Optional[ast.Module]:
+    """Python's parse of ``text``, shared by the file's own facts and the screen; None if it fails."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def _transform_view(
-    text: str, path: str, settings: Settings, view: FileView, codes: tuple[str, ...]
+    text: str, path: str, settings: Settings, view: FileView, codes: tuple[str, ...], project: ProjectFacts
 ) -> Optional[Outcome]:
     """The rules run on ``view`` of ``text``; None when a skeleton's blanked parts cannot be put back."""
     module = cst.parse_module(view.text)
-    options = rule_options(settings, view.text, path)
+    options = rule_options(settings, view.text, path, project)
     new_module, findings, used, changed_by = _run_rules(module, codes, options, path)
     findings.sort(key=lambda f: (f.line, f.col, f.code))
     # A skeleton blanks comments too: suppressions are the whole file's.
@@ -195,7 +213,7 @@ def _transform_view(
     new_text = view.restore(_final_line_end(view.text, new_module.code))
     if new_text is None:
         return None
-    _self_check(new_text, path, _recorded_moved(settings, path, text, new_text), changed_by, text)
+    _self_check(new_text, path, _recorded_moved(settings, path, text, new_text), changed_by, text, project)
     return Outcome(new_text, tuple(findings), parsed=True, unused_suppressions=unused)
 
 
@@ -212,7 +230,9 @@ def _final_line_end(parsed: str, printed: str) -> str:
     return printed
 
 
-def _self_check(new_text: str, path: str, settings: Settings, changed_by: list[str], old_text: str) -> None:
+def _self_check(
+    new_text: str, path: str, settings: Settings, changed_by: list[str], old_text: str, project: ProjectFacts
+) -> None:
     rules = ", ".join(changed_by)
     try:
         # Parsed once: compiled (Python's own checks beyond the grammar), and shown to the screen.
@@ -220,14 +240,14 @@ def _self_check(new_text: str, path: str, settings: Settings, changed_by: list[s
         compile(tree, path, "exec", dont_inherit=True)
         # The second pass looks where the first one changed something: the functions
         # around the changed lines (and what they call), as the screen shows them.
-        screening = _screen(new_text, path, settings, _changed_lines(old_text, new_text), tree)
+        screening = _screen(new_text, path, settings, _changed_lines(old_text, new_text), tree, project)
         if not screening.parse:
             return
         new_text = screening.skeleton.text if screening.skeleton is not None else new_text
         again = cst.parse_module(new_text)
     except (SyntaxError, cst.ParserSyntaxError) as exc:
         raise SelfCheckError(f"{rules} produced code that does not parse ({exc}); file left unchanged") from None
-    options = rule_options(settings, new_text, path)
+    options = rule_options(settings, new_text, path, project)
     _, _, _, changed_again = _run_rules(again, screening.codes or settings.active_codes, options, path)
     if changed_again:
         raise SelfCheckError(

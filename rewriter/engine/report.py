@@ -55,6 +55,8 @@ class Diagnostic:
     message: str
     fix: str
     note: str = ""
+    #: why the site runs under compile: the chain of calls from an entry
+    reach: str = ""
 
     def text(self) -> str:
         message = f"{self.message}; {self.note}" if self.note else self.message
@@ -94,7 +96,7 @@ class ScanReport:
             self.errors.append(FileError(path, result.line, result.message))
             return
         for f in result.findings:
-            self.diagnostics.append(Diagnostic(path, f.line, f.col, f.code, f.message, f.fix, f.note))
+            self.diagnostics.append(Diagnostic(path, f.line, f.col, f.code, f.message, f.fix, f.note, f.reach))
         if unused_ignores:
             for s in result.unused_ignores:
                 self.diagnostics.append(
@@ -285,7 +287,7 @@ def render_sarif(report: ScanReport, cwd: str = ".") -> str:
             "level": "warning" if d.code in REGISTRY else "note",
             "message": {"text": f"{d.message}; {d.note}" if d.note else d.message},
             "locations": [_location(d.path, d.line, d.col, cwd)],
-            "properties": {"fix": d.fix},
+            "properties": {"fix": d.fix, **({"reach": d.reach} if d.reach else {})},
         }
         for d in report.sorted()
     ]

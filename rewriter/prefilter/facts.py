@@ -37,6 +37,7 @@ from codemods.analysis.catalogue import (
     TENSOR_READ_REST,
     WATCHED_NAMES,
 )
+from codemods.analysis.reach import ProjectFacts
 from rewriter.prefilter.text import (
     ALIAS_REST,
     CALL,
@@ -103,6 +104,10 @@ class _Def:
     #: not inside a function: the unit a skeleton keeps or blanks
     unit: bool
     node: Union[ast.FunctionDef, ast.AsyncFunctionDef]
+    #: the qualified name of its unit (its own for a unit): ``Block.forward``
+    qualname: str = ""
+    #: the qualified name of the class it is a method of
+    cls: Optional[str] = None
 
 
 class ScreenFacts:
@@ -113,8 +118,10 @@ class ScreenFacts:
     line and never shows libcst the file.
     """
 
-    def __init__(self, text: str, tree: Optional[ast.Module] = None) -> None:
-        """``tree``: Python's parse of ``text``, when the caller has it already."""
+    def __init__(self, text: str, tree: Optional[ast.Module] = None, project: Optional[ProjectFacts] = None) -> None:
+        """``tree``: Python's parse of ``text``, when the caller has it already; ``project``: what
+        the scanned tree says about the file (which functions compiled code reaches, which
+        calls into other files break), read as the break analysis and the rules read it."""
         # Python counts \r\n and \r as one line end; so must the call lines.
         self.text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
         self._tree = tree
@@ -125,9 +132,11 @@ class ScreenFacts:
         self._call_lines: Optional[list[int]] = None
         self._newline_offsets: Optional[list[int]] = None
         self._analysed = False
+        self._unit_spans: Optional[tuple[list[int], list[tuple[int, int, str]]]] = None
         self._may_break: Optional[bool] = None
         #: (qualified name, decorators) -> the answer of :meth:`calls`
         self._calls_of: dict[tuple[str, bool], bool] = {}
+        self.project = project
 
     # -- questions rules ask -------------------------------------------------------
     def holds_break(self, kinds: Iterable[str]) -> bool:
@@ -138,6 +147,8 @@ class ScreenFacts:
             raise ValueError(f"unknown Prefilter.holders kind(s): {sorted(unknown)}")
         if not self.may_break_at_all():
             return False  # no call here could break: no need to parse
+        if self.project is not None and self.project.nothing_reached:
+            return False  # compiled code reaches no loop or block here
         if not self.parse():
             return True
         self.analyse()
@@ -222,7 +233,10 @@ class ScreenFacts:
         return self._calls
 
     def may_break_at_all(self) -> bool:
-        """A call of a catalogue name, or an import alias of one, is written somewhere."""
+        """A call of a catalogue name, or an import alias of one, is written somewhere
+        (or the scanned tree says some call into another file breaks)."""
+        if self._may_break is None and self.project is not None and self.project.external:
+            self._may_break = True
         if self._may_break is None:
             text = self.text
             # One search per watched name: Python's regular expressions are slow to try
@@ -265,6 +279,8 @@ class ScreenFacts:
         self.defs: list[_Def] = []
         #: (first line, last line, name) of every class
         self.classes: list[tuple[int, int, str]] = []
+        #: (qualified name, node) of every class not inside a function
+        self.class_nodes: list[tuple[str, ast.ClassDef]] = []
         #: class name -> method name -> indexes in _defs
         self.members: dict[str, dict[str, list[int]]] = {}
         #: (kind, line spans of the parts that count, (first, last) of the header)
@@ -290,13 +306,14 @@ class ScreenFacts:
         # (node, inside a function?, directly in a class body?)
         #: statements a skeleton may blank: (first, last, statement, where: module/class/docstring)
         self.blankable: list[tuple[int, int, ast.stmt, str]] = []
-        # (statement, inside a function?, the class whose body (or block in it) holds it)
-        stack: list[tuple[Any, bool, Optional[str]]] = [(s, False, None) for s in tree.body]
+        # (statement, inside a function?, the class whose body (or block in it) holds it,
+        #  the qualified name of its unit inside a function, else of the classes around it + ".")
+        stack: list[tuple[Any, bool, Optional[str], str]] = [(s, False, None, "") for s in tree.body]
         self._note_docstring(tree.body)
         top = {id(s) for s in tree.body}
         lines = self.text.split("\n")
         while stack:
-            node, in_function, owner = stack.pop()
+            node, in_function, owner, prefix = stack.pop()
             cls = node.__class__
             first = node.lineno
             for decorator in getattr(node, "decorator_list", ()):
@@ -311,18 +328,32 @@ class ScreenFacts:
                 self.blankable.append((first, last, node, "module" if id(node) in top else "class"))
             if cls in DEFS:
                 index = len(self.defs)
+                method = owner is not None and not in_function
+                qualname = prefix if in_function else prefix + node.name
                 self.defs.append(
-                    _Def(first, last, node.name, owner is not None and not in_function, not in_function, node)
+                    _Def(
+                        first,
+                        last,
+                        node.name,
+                        method,
+                        not in_function,
+                        node,
+                        qualname,
+                        prefix[:-1] if method else None,
+                    )
                 )
                 if owner is not None:
                     self.members.setdefault(owner, {}).setdefault(node.name, []).append(index)
-                stack.extend((s, True, None) for s in node.body)
+                stack.extend((s, True, None, qualname) for s in node.body)
                 if not in_function:
                     self._note_docstring(node.body)
             elif cls is ast.ClassDef:
                 self.classes.append((first, last, node.name))
                 self.members.setdefault(node.name, {})
-                stack.extend((s, in_function, node.name) for s in node.body)
+                if not in_function:
+                    self.class_nodes.append((prefix + node.name, node))
+                inner = prefix if in_function else f"{prefix}{node.name}."
+                stack.extend((s, in_function, node.name, inner) for s in node.body)
                 if not in_function:
                     self._note_docstring(node.body)
             elif cls in _HOLDER_KIND_OF:
@@ -337,15 +368,15 @@ class ScreenFacts:
                         self.loop_aliases.setdefault(node.target.id, set()).add(source[5:])
                 # a def in a block of a class body is still a method of that class
                 for field in ("body", "orelse", "finalbody"):
-                    stack.extend((s, in_function, owner) for s in getattr(node, field, ()))
+                    stack.extend((s, in_function, owner, prefix) for s in getattr(node, field, ()))
                 for handler in getattr(node, "handlers", ()):
-                    stack.extend((s, in_function, owner) for s in handler.body)
+                    stack.extend((s, in_function, owner, prefix) for s in handler.body)
             elif cls is ast.If:
-                stack.extend((s, in_function, owner) for s in (*node.body, *node.orelse))
+                stack.extend((s, in_function, owner, prefix) for s in (*node.body, *node.orelse))
                 self._test_spans.append((node.test.lineno, node.test.end_lineno or node.test.lineno))
             elif cls is ast.Match:
                 for case in node.cases:
-                    stack.extend((s, in_function, owner) for s in case.body)
+                    stack.extend((s, in_function, owner, prefix) for s in case.body)
             elif cls is ast.Import:
                 for alias in node.names:
                     bound = alias.asname or alias.name.split(".", 1)[0]
@@ -375,6 +406,8 @@ class ScreenFacts:
                 for t in (node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target])
             )
         )
+        #: every assignment, at any depth
+        self.assigns = assigns
         self._loggers = set(LOGGER_RECEIVER_LASTS)
         getloggers = {"getLogger"} | {
             bound
@@ -451,6 +484,7 @@ class ScreenFacts:
         defined = {d.name for d in self.defs} | set(self.members)
         defined |= {attr for attrs, _ in self._self_assigns for attr in attrs}
         defined |= set(self.loop_aliases)
+        external = self._external_names()
         text = self.text
         # A docstring's examples (``>>> print(x)``) are not output calls; a docstring holds no
         # real call, but one line may also hold code after a one-line docstring: only spans count.
@@ -463,11 +497,12 @@ class ScreenFacts:
             watched = name in WATCHED_NAMES
             condition = name in CONDITION_CALLS
             read = name in TENSOR_READ_NAMES
-            if not (watched or condition or read or name in aliases or name in defined):
+            if not (watched or condition or read or name in aliases or name in defined or name in external):
                 continue
             dot, receiver, sure = before(text, offset)
             if (
                 name in aliases
+                or name in external
                 or (watched and self._direct(name, receiver, dot, sure))
                 or (condition and _within(tests, test_starts, line))
                 or (read and not dot and TENSOR_READ_REST.match(text, offset + len(name)) is not None)
@@ -485,6 +520,27 @@ class ScreenFacts:
                 pairs.append((line, "s:" + name))
         pairs.sort()
         return [p[0] for p in pairs], [p[1] for p in pairs]
+
+    def _external_names(self) -> frozenset[str]:
+        """Names whose call may run a callee in another file that breaks: the last names of the
+        table's keys, and loop variables over a submodule attribute it names."""
+        if self.project is None or not self.project.external:
+            return frozenset()
+        names = set(self.project.external_names())
+        attrs = {key[5:].split("@", 1)[0] for key in self.project.external if key.startswith("self.")}
+        names.update(var for var, found in self.loop_aliases.items() if found & attrs)
+        return frozenset(names)
+
+    def reachable(self, line: int) -> bool:
+        """Whether the function (not nested in another) holding ``line`` is one compiled code reaches."""
+        if self.project is None or not self.project.limits:
+            return True
+        if self._unit_spans is None:
+            units = sorted((d.first, d.last, d.qualname) for d in self.defs if d.unit)
+            self._unit_spans = ([u[0] for u in units], units)
+        firsts, units = self._unit_spans
+        at = bisect_right(firsts, line) - 1
+        return at >= 0 and units[at][1] >= line and self.project.reach(units[at][2]) is not None
 
     def analyse(self) -> None:
         """Which defs may break (to a fixpoint), which keys reach them, which holders hold them."""
@@ -513,6 +569,8 @@ class ScreenFacts:
             index = bisect_right(starts, head) - 1
             if index < 0 or reach[index] < head:
                 continue  # module or class level: no frame for Dynamo to skip
+            if not self.reachable(head):
+                continue  # compiled code never runs it
             if any(between(a, b) & breaking for a, b in parts) or (kind == "with" and between(head, body) & managers):
                 self._holder_kinds.add(kind)
                 self._candidates.append((kind, head))

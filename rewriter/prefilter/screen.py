@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from codemods.analysis.catalogue import CATALOGUE, MATCH_KINDS, SCREEN_TOKENS
+from codemods.analysis.reach import ProjectFacts
 from codemods.rules.base import Rule
 from codemods.rules.registry import REGISTRY
 from rewriter.prefilter.facts import OPENING_WORD, ScreenFacts
@@ -102,14 +103,17 @@ def screen(
     codes: Iterable[str],
     focus: Optional[Sequence[tuple[int, int]]] = None,
     tree: Optional[ast.Module] = None,
+    project: Optional[ProjectFacts] = None,
 ) -> Screening:
     """Whether any of ``codes`` may report something in ``text``, and on how much of it.
 
     ``focus`` (line ranges) limits a skeleton to the functions that overlap
     them; with none there, nothing needs parsing. ``tree``: Python's parse
-    of ``text``, when the caller has it.
+    of ``text``, when the caller has it. ``project``: what the scanned tree
+    says about the file (a loop in a function compiled code never reaches
+    holds no finding; a call into another file may break).
     """
-    facts = ScreenFacts(text, tree)
+    facts = ScreenFacts(text, tree, project)
     passed = [
         code
         for code in codes

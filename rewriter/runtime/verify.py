@@ -287,7 +287,9 @@ def rewritten_by(before: str, after: str, path: str) -> frozenset[str]:
         if tag != "equal":
             changed.update(range(i1 + 1, max(i1 + 1, i2) + 1))
     try:
-        outcome = transform_source(before, os.path.abspath(path), Settings(fix_mode="report", torch_only=False))
+        # every function: a change is explained by a finding wherever it lies, compiled or not
+        settings = Settings(fix_mode="report", torch_only=False, reach="all")
+        outcome = transform_source(before, os.path.abspath(path), settings)
     except Exception:  # an unparsable "before" explains nothing
         return frozenset()
     return frozenset(f.code for f in outcome.findings if f.line in changed)

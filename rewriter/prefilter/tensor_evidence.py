@@ -1,0 +1,169 @@
+"""Which expressions of a function Python's ``ast`` shows to be tensors, for the project index.
+
+The index (:mod:`rewriter.prefilter.index`) reads the functions of other
+files without libcst, yet a loop that calls one of them must learn that it
+breaks on data-dependent code (``int(x.abs().max())``, ``if not
+torch.isfinite(x).all():``). The file's own analysis decides those with its
+tensor inference (:class:`codemods.analysis.tensors.TensorFacts`); this
+module answers yes only on that inference's strongest evidence:
+
+* a parameter of ``forward`` (``self`` aside, no plain default, no plain
+  annotation) or a parameter annotated ``Tensor``;
+* a ``torch.*`` call that makes a tensor;
+* a method of a tensor that does not read a value out (``x.abs()``), an
+  attribute that is a tensor (``x.T``), indexing, arithmetic and
+  comparisons with a tensor.
+
+The inference joins the kinds of a name's bindings with a tensor on any
+evidence, so a parameter stays a tensor whatever it is rebound to. So
+everything called a tensor here is a tensor there too: the index never
+reports a break that the file's own analysis would not.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional, Union
+
+from codemods.analysis.catalogue import CONDITION_CALLS
+from codemods.analysis.tensors import METHOD_NON_TENSOR, TENSOR_ATTRIBUTES, TORCH_NON_TENSOR
+
+Def = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+#: nodes whose insides are another scope, or not evaluated as the test itself
+_OTHER_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def torch_names(tree: ast.Module) -> frozenset[str]:
+    """Names the module's top-level imports bind to ``torch`` or one of its modules.
+
+    The same names :func:`codemods.analysis.tensors.torch_aliases` finds in
+    the libcst tree.
+    """
+    found = {"torch"}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.name.split(".")[0] == "torch":
+                    found.add((alias.asname or alias.name).split(".")[0])
+        elif isinstance(stmt, ast.ImportFrom) and not stmt.level and (stmt.module or "").split(".")[0] == "torch":
+            for alias in stmt.names:
+                name = alias.asname or alias.name
+                if name != "*" and not name[:1].isupper():
+                    found.add(name)
+    return frozenset(found)
+
+
+class TensorEvidence:
+    """The tensors among one function's expressions, on strong evidence only."""
+
+    def __init__(self, func: Def, is_method: bool, torch: frozenset[str]) -> None:
+        self.torch = torch
+        self.params: set[str] = set()
+        args = func.args
+        for index, arg in enumerate((*args.posonlyargs, *args.args, *args.kwonlyargs)):
+            annotated = _annotation_is_tensor(arg.annotation)
+            if annotated is not None:
+                if annotated:
+                    self.params.add(arg.arg)
+            elif is_method and index > 0 and func.name == "forward" and not _plain_default(func, arg):
+                self.params.add(arg.arg)
+
+    def is_tensor(self, expr: ast.expr) -> bool:
+        if isinstance(expr, ast.Name):
+            return expr.id in self.params
+        if isinstance(expr, ast.Attribute):
+            return expr.attr in TENSOR_ATTRIBUTES and self.is_tensor(expr.value)
+        if isinstance(expr, ast.Subscript):
+            return self.is_tensor(expr.value)
+        if isinstance(expr, ast.BinOp):
+            return self.is_tensor(expr.left) or self.is_tensor(expr.right)
+        if isinstance(expr, ast.UnaryOp):
+            return not isinstance(expr.op, ast.Not) and self.is_tensor(expr.operand)
+        if isinstance(expr, ast.Compare):
+            if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in expr.ops):
+                return False
+            return any(self.is_tensor(part) for part in (expr.left, *expr.comparators))
+        if isinstance(expr, ast.Call):
+            return self._call_is_tensor(expr)
+        return False
+
+    def _call_is_tensor(self, call: ast.Call) -> bool:
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            return False
+        head = _dotted(func.value)
+        if head is not None and head.split(".")[0] in self.torch:
+            return func.attr not in TORCH_NON_TENSOR and not func.attr[:1].isupper()
+        return func.attr not in METHOD_NON_TENSOR and self.is_tensor(func.value)
+
+    # -- the data-dependent entries of the catalogue -------------------------------------
+    def reads_a_tensor(self, call: ast.Call) -> bool:
+        """``int(x.sum())``: one positional argument, a method call on one line that makes a tensor."""
+        if call.keywords or len(call.args) != 1 or isinstance(call.args[0], ast.Starred):
+            return False
+        arg = call.args[0]
+        if not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute)):
+            return False
+        return arg.lineno == arg.end_lineno and self.is_tensor(arg)
+
+    def branches_on_tensor(self, test: ast.expr) -> bool:
+        """An ``if`` test on one line that calls a condition name and whose truth is a tensor's."""
+        return test.lineno == test.end_lineno and _calls_a_condition(test) and self._truth_of_tensor(test)
+
+    def _truth_of_tensor(self, test: ast.expr) -> bool:
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self._truth_of_tensor(test.operand)
+        if isinstance(test, ast.BoolOp):
+            return any(self._truth_of_tensor(value) for value in test.values)
+        return self.is_tensor(test)
+
+
+def _calls_a_condition(test: ast.expr) -> bool:
+    """``test`` calls a name of :data:`CONDITION_CALLS` outside lambdas and comprehensions."""
+    stack: list[ast.AST] = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _OTHER_SCOPES):
+            continue
+        if isinstance(node, ast.Call):
+            name = _dotted(node.func)
+            if name is not None and name.rpartition(".")[2] in CONDITION_CALLS:
+                return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _annotation_is_tensor(annotation: Optional[ast.expr]) -> Optional[bool]:
+    """Whether an annotation names ``Tensor`` (``torch.Tensor``, ``Optional[Tensor]``); None without one."""
+    if annotation is None:
+        return None
+    names = {node.id for node in ast.walk(annotation) if isinstance(node, ast.Name)}
+    names |= {node.attr for node in ast.walk(annotation) if isinstance(node, ast.Attribute)}
+    return "Tensor" in names
+
+
+def _plain_default(func: Def, arg: ast.arg) -> bool:
+    """``arg`` has a plain default (``False``, ``1``, ``"mean"``), not ``None`` or none at all."""
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    default: Optional[ast.expr] = None
+    if arg in positional:
+        offset = len(positional) - len(args.defaults)
+        at = positional.index(arg)
+        default = args.defaults[at - offset] if at >= offset else None
+    elif arg in args.kwonlyargs:
+        default = args.kw_defaults[args.kwonlyargs.index(arg)]
+    if default is None or (isinstance(default, ast.Constant) and default.value is None):
+        return False
+    return isinstance(default, (ast.Name, ast.Constant, ast.UnaryOp))
+
+
+def _dotted(node: ast.expr) -> Optional[str]:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
