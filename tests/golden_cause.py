@@ -29,11 +29,7 @@ are undone after each run.
 from __future__ import annotations
 
 import contextlib
-import io
-import logging
-import os
 import re
-import warnings
 from typing import Any, Callable, Iterator
 
 from rewriter.runtime.measure import (
@@ -45,42 +41,11 @@ from rewriter.runtime.measure import (
     resolve_entry,
     seed_everything,
 )
+from rewriter.runtime.sandbox import printed
 from tests.golden import Case, load
 
 CALLS = 2
 _SETS = ("reorderable_logging_functions", "ignore_logging_functions")
-
-
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if not record.name.startswith("torch"):
-            self.lines.append(f"log: {record.levelname} {record.getMessage()}")
-
-
-@contextlib.contextmanager
-def printed() -> Iterator[list[str]]:
-    """What the program prints, warns (its own warnings, not torch's) and logs, one string each."""
-    import torch
-
-    lines: list[str] = []
-    stdout = io.StringIO()
-    handler = _Records()
-    root = logging.getLogger()
-    root.addHandler(handler)
-    torch_dir = os.path.dirname(torch.__file__)
-    try:
-        with contextlib.redirect_stdout(stdout), warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            yield lines
-    finally:
-        root.removeHandler(handler)
-    lines.extend(f"print: {line}" for line in stdout.getvalue().splitlines())
-    lines.extend(handler.lines)
-    lines.extend(f"warning: {w.category.__name__}: {w.message}" for w in caught if not w.filename.startswith(torch_dir))
 
 
 @contextlib.contextmanager

@@ -38,6 +38,7 @@ from codemods.analysis.catalogue import (
     WATCHED_NAMES,
 )
 from codemods.analysis.reach import ProjectFacts
+from rewriter.prefilter.astnodes import dotted, long_docstring
 from rewriter.prefilter.text import (
     ALIAS_REST,
     CALL,
@@ -72,18 +73,6 @@ SUBMODULE_METHODS = frozenset({"forward", "__call__"})
 #: simple statements a skeleton may blank at module or class level
 _BLANKABLE = frozenset({ast.Assign, ast.AnnAssign, ast.Expr})
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
-
-
-def _dotted(node: ast.AST) -> Optional[str]:
-    """``a.b.c`` for a Name/Attribute chain, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def _last_name(node: ast.AST) -> Optional[str]:
@@ -363,7 +352,7 @@ class ScreenFacts:
                     parts.append((node.test.lineno, node.test.end_lineno or node.test.lineno))
                 self._holders.append((kind, parts, (node.lineno, parts[0][0])))
                 if cls in _FORS and isinstance(node.target, ast.Name):
-                    source = _dotted(node.iter)
+                    source = dotted(node.iter)
                     if source and source.startswith("self.") and source.count(".") == 1:
                         self.loop_aliases.setdefault(node.target.id, set()).add(source[5:])
                 # a def in a block of a class body is still a method of that class
@@ -417,7 +406,7 @@ class ScreenFacts:
         #: lines of assignments from getLogger: a skeleton keeps them
         self.logger_lines: list[int] = []
         for node in assigns:
-            targets = [_dotted(t) for t in node.targets]
+            targets = [dotted(t) for t in node.targets]
             if isinstance(node.value, ast.Call) and _last_name(node.value.func) in getloggers:
                 self._loggers.update(t.rpartition(".")[2] for t in targets if t)
                 self.logger_lines.append(node.lineno)
@@ -448,13 +437,8 @@ class ScreenFacts:
         return self._submodules
 
     def _note_docstring(self, body: list[ast.stmt]) -> None:
-        first = body[0] if body else None
-        if (
-            isinstance(first, ast.Expr)
-            and isinstance(first.value, ast.Constant)
-            and isinstance(first.value.value, str)
-            and (first.end_lineno or first.lineno) > first.lineno
-        ):
+        first = long_docstring(body)
+        if first is not None:
             self.blankable.append((first.lineno, first.end_lineno or first.lineno, first, "docstring"))
 
     # -- calls -------------------------------------------------------------------------

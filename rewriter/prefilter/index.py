@@ -52,7 +52,8 @@ from codemods.analysis.catalogue import (
     logger_entry,
     method_entry,
 )
-from rewriter.prefilter.facts import _dotted, _expressions_of
+from rewriter.prefilter.astnodes import dotted, long_docstring
+from rewriter.prefilter.facts import _expressions_of
 from rewriter.prefilter.tensor_evidence import TensorEvidence, torch_names
 from rewriter.prefilter.text import normal
 
@@ -193,13 +194,8 @@ class _Statements:
     docstrings: list[tuple[int, int]] = field(default_factory=list)
 
     def note_docstring(self, body: list[ast.stmt]) -> None:
-        first = body[0] if body else None
-        if (
-            isinstance(first, ast.Expr)
-            and isinstance(first.value, ast.Constant)
-            and isinstance(first.value.value, str)
-            and (first.end_lineno or first.lineno) > first.lineno
-        ):
+        first = long_docstring(body)
+        if first is not None:
             self.docstrings.append((first.lineno, first.end_lineno or first.lineno))
 
 
@@ -241,7 +237,7 @@ def _walk(tree: ast.Module, module: str, is_package: bool) -> _Statements:
                 found.imports.setdefault(bound, alias.name if alias.asname else bound)
         else:
             if kind in _FORS and isinstance(node.target, ast.Name):
-                source = _dotted(node.iter)
+                source = dotted(node.iter)
                 if source and source.startswith("self.") and source.count(".") == 1:
                     found.loop_aliases.setdefault(node.target.id, set()).add(source[5:])
             for name in _BLOCK_FIELDS:
@@ -305,7 +301,7 @@ class _Reader:
         self.loggers = set(LOGGER_RECEIVER_LASTS) | {
             t.id
             for a in self.found.assigns
-            if isinstance(a.value, ast.Call) and _dotted(a.value.func) in getloggers | {"logging.getLogger"}
+            if isinstance(a.value, ast.Call) and dotted(a.value.func) in getloggers | {"logging.getLogger"}
             for t in a.targets
             if isinstance(t, ast.Name)
         }
@@ -457,7 +453,7 @@ class _Reader:
         marks: bool,
     ) -> UnitSummary:
         d = self.units[index]
-        decorators = tuple(name for name in (_dotted(_callee(dec)) for dec in d.node.decorator_list) if name)
+        decorators = tuple(name for name in (dotted(_callee(dec)) for dec in d.node.decorator_list) if name)
         return UnitSummary(
             d.qualname,
             d.cls,
@@ -477,7 +473,7 @@ class _Reader:
         for d in self.decorated.get(unit.qualname, ()):
             if not unit.first <= d.first <= unit.last:
                 continue
-            if any(self.qualify(_dotted(_callee(dec)) or "") in COMPILE for dec in d.node.decorator_list):
+            if any(self.qualify(dotted(_callee(dec)) or "") in COMPILE for dec in d.node.decorator_list):
                 return (
                     "decorated with torch.compile"
                     if d.unit
@@ -492,7 +488,7 @@ class _Reader:
         call = self.call_at(line, name)
         if call is None or not call.args:
             return
-        target = _dotted(call.args[0])
+        target = dotted(call.args[0])
         if target:
             out.append((unit, target, line))
 
@@ -502,7 +498,7 @@ class _Reader:
         for node in self.found.assigns:
             if not isinstance(node.value, ast.Call):
                 continue
-            cls = _dotted(node.value.func)
+            cls = dotted(node.value.func)
             at = self.unit_at(node.lineno)
             if at is None or not cls or not cls.rpartition(".")[2][:1].isupper():
                 continue
@@ -532,7 +528,7 @@ class _Reader:
                 submodules.setdefault(cls, {}).setdefault(attr, set()).update(called)
         found = []
         for qualname, node in self.found.classes:
-            bases = tuple(b for b in (_dotted(_subscripted(base)) for base in node.bases) if b)
+            bases = tuple(b for b in (dotted(_subscripted(base)) for base in node.bases) if b)
             subs = submodules.get(qualname, {})
             found.append(
                 ClassSummary(
@@ -649,7 +645,7 @@ def _classes_called(value: ast.expr) -> set[str]:
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Call):
-            name = _dotted(node.func)
+            name = dotted(node.func)
             if name and name.rpartition(".")[2][:1].isupper():
                 found.add(name)
             stack.extend(node.args)

@@ -27,6 +27,7 @@ from typing import Optional, Union
 
 from codemods.analysis.catalogue import CONDITION_CALLS
 from codemods.analysis.tensors import METHOD_NON_TENSOR, TENSOR_ATTRIBUTES, TORCH_NON_TENSOR
+from rewriter.prefilter.astnodes import dotted
 
 Def = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 #: nodes whose insides are another scope, or not evaluated as the test itself
@@ -91,7 +92,7 @@ class TensorEvidence:
         func = call.func
         if not isinstance(func, ast.Attribute):
             return False
-        head = _dotted(func.value)
+        head = dotted(func.value)
         if head is not None and head.split(".")[0] in self.torch:
             return func.attr not in TORCH_NON_TENSOR and not func.attr[:1].isupper()
         return func.attr not in METHOD_NON_TENSOR and self.is_tensor(func.value)
@@ -126,7 +127,7 @@ def _calls_a_condition(test: ast.expr) -> bool:
         if isinstance(node, _OTHER_SCOPES):
             continue
         if isinstance(node, ast.Call):
-            name = _dotted(node.func)
+            name = dotted(node.func)
             if name is not None and name.rpartition(".")[2] in CONDITION_CALLS:
                 return True
         stack.extend(ast.iter_child_nodes(node))
@@ -156,14 +157,3 @@ def _plain_default(func: Def, arg: ast.arg) -> bool:
     if default is None or (isinstance(default, ast.Constant) and default.value is None):
         return False
     return isinstance(default, (ast.Name, ast.Constant, ast.UnaryOp))
-
-
-def _dotted(node: ast.expr) -> Optional[str]:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
