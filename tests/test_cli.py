@@ -344,8 +344,8 @@ def test_github_format_annotates_findings_and_errors(project):
     assert result.returncode == 2
     lines = result.stdout.splitlines()
     assert lines[0].startswith("::warning file=examples/sampler.py,line=21,col=5,title=GBF001::graph break inside")
-    # the loops of the three examples (GBF001), the print in transformer_block's forward (GBF010), the error
-    assert lines[0].endswith(" [fix: safe]") and len(lines) == 5
+    # the loops of the three examples (GBF001), the log and the print in compiled code (GBF010), the error
+    assert lines[0].endswith(" [fix: safe]") and len(lines) == 6
     judge = f"(Python {sys.version_info[0]}.{sys.version_info[1]} cannot parse the file)"
     assert lines[-1] == f"::error file=broken.py,line=3,title=gbfix::syntax error: '(' was never closed {judge}"
 
