@@ -46,6 +46,7 @@ import libcst as cst
 
 from codemods.analysis.bindings import (
     DropAnnotations,
+    ReplaceLoopControl,
     exits_of,
     first_unconditional_binding,
     is_generated,
@@ -108,40 +109,13 @@ def plan_step(loop: Loop, outline: OutlinePlan) -> StepPlan:
     return plan
 
 
-class _ExitsToValues(cst.CSTTransformer):
+class _ExitsToValues(ReplaceLoopControl):
     """The body's own ``continue``, ``break`` and ``return`` as returns of the per-trip function.
 
-    Nested loops keep their ``break``/``continue``; nested functions, lambdas
-    and classes keep everything.
+    ``continue`` ends the call as when the loop is unrolled; nested loops keep
+    their ``break``/``continue``; nested functions, lambdas and classes keep
+    everything.
     """
-
-    def __init__(self) -> None:
-        self.depth = 0
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    # Only a nested loop's body is its own: a `break` in its `else` belongs to the outer loop.
-    def visit_For_body(self, node: cst.For) -> None:
-        self.depth += 1
-
-    def leave_For_body(self, node: cst.For) -> None:
-        self.depth -= 1
-
-    def visit_While_body(self, node: cst.While) -> None:
-        self.depth += 1
-
-    def leave_While_body(self, node: cst.While) -> None:
-        self.depth -= 1
-
-    def leave_Continue(self, original_node: cst.Continue, updated_node: cst.Continue) -> cst.BaseSmallStatement:
-        return updated_node if self.depth else cst.Return(semicolon=updated_node.semicolon)
 
     def leave_Break(self, original_node: cst.Break, updated_node: cst.Break) -> cst.BaseSmallStatement:
         if self.depth:
