@@ -40,7 +40,7 @@ sys.path.insert(0, HERE)
 import realworld  # noqa: E402
 
 #: rules whose findings are about a frame Dynamo skips (the placement rules GBF005-GBF007 are not)
-FRAME_RULES = ("GBF001", "GBF002", "GBF003", "GBF004", "GBF009", "GBF010")
+FRAME_RULES = ("GBF001", "GBF002", "GBF003", "GBF004", "GBF009", "GBF010", "GBF011")
 _FRAME = re.compile(r"^(?P<name>\S+) \((?P<path>.+):(?P<line>\d+)\)$")
 _SITE = re.compile(r" @ (?P<path>.+):(?P<line>\d+)$")
 _RESUME = re.compile(r"^torch_dynamo_resume_in_\w+_at_\d+$")
@@ -172,7 +172,7 @@ def scan(settings: realworld.Settings, root: str, files: list[str], trace_dir: O
     return json.loads(proc.stdout)["findings"]
 
 
-def measure(model: dict[str, Any], settings: realworld.Settings, scratch: str) -> dict[str, Any]:
+def measure(model: dict[str, Any], settings: realworld.Settings, scratch: str, reuse: bool = False) -> dict[str, Any]:
     """Both modes' scores for one model of a benchmark run."""
     before = model.get("before") or {}
     if model.get("error") or before.get("error"):
@@ -184,9 +184,12 @@ def measure(model: dict[str, Any], settings: realworld.Settings, scratch: str) -
     root = roots.pop()
     trace_dir = os.path.join(scratch, f"{model['name']}-trace")
     reference = os.path.join(scratch, "reference.pt")
-    recorded = realworld.run_model_task(
-        "discover", model["name"], settings, scratch, "--reference", reference, trace_dir=trace_dir
-    )
+    if reuse and os.path.isdir(trace_dir) and os.listdir(trace_dir):
+        recorded: dict[str, Any] = {}
+    else:
+        recorded = realworld.run_model_task(
+            "discover", model["name"], settings, scratch, "--reference", reference, trace_dir=trace_dir
+        )
     result: dict[str, Any] = {"name": model["name"]}
     result["static"] = score(scan(settings, root, model["files"], None), before, root, model["files"])
     if "error" in recorded:
@@ -262,6 +265,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--models", nargs="+", metavar="NAME", help="default: every model of realworld.json")
     parser.add_argument("--gbfix-root", default=realworld.REPO, help="directory holding the gbfix code (rewriter/)")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per step")
+    parser.add_argument("--keep", metavar="DIR", help="keep the recorded runs in DIR (default: a temporary directory)")
+    parser.add_argument("--reuse", action="store_true", help="with --keep: score the runs already recorded there")
     args = parser.parse_args(argv)
     with open(os.path.join(args.results, "realworld.json"), encoding="utf-8") as handle:
         run = json.load(handle)
@@ -279,10 +284,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         timeout=args.timeout,
     )
     scored = []
-    with tempfile.TemporaryDirectory(prefix="gbfix-precision-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="gbfix-precision-") as temporary:
+        scratch = args.keep or temporary
+        os.makedirs(scratch, exist_ok=True)
         for model in models:
             print(f"[{len(scored) + 1}/{len(models)}] {model['name']} ...", file=sys.stderr, flush=True)
-            scored.append(measure(model, settings, scratch))
+            scored.append(measure(model, settings, scratch, reuse=bool(args.keep and args.reuse)))
     document = {
         "gbfix": realworld.gbfix_version(settings.gbfix_root),
         "models": scored,

@@ -24,7 +24,10 @@ def test_rule_has_docs_and_examples(code):
     for heading in HEADINGS:
         assert heading in doc, f"{code} doc lacks {heading!r}"
     assert rule.SUMMARY and rule.NAME
-    assert any(e.after is not None for e in rule.EXAMPLES), "needs a fixed example"
+    if rule.REPORTS_ONLY:
+        assert rule.EXAMPLES and all(e.after is None for e in rule.EXAMPLES), "shows findings, never fixes"
+    else:
+        assert any(e.after is not None for e in rule.EXAMPLES), "needs a fixed example"
 
 
 @pytest.mark.parametrize(
@@ -36,7 +39,9 @@ def test_rule_examples_hold(code, index):
     # An example shows a rule on a function that runs under compile: every function counts here.
     settings = Settings(select=(code,), fix_mode="unsafe", **{"reach": "all", **example.config})
     outcome = transform_source(example.before, "example.py", settings)
-    if example.after is None:
+    if REGISTRY[code].REPORTS_ONLY:
+        assert [f.code for f in outcome.findings] == [code] and outcome.new_text is None
+    elif example.after is None:
         assert outcome.new_text is None
     else:
         assert outcome.new_text == example.after

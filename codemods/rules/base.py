@@ -82,6 +82,8 @@ class Prefilter:
     #: some ``forward`` of the file, or any function when the file names ``compile``, must
     #: reach one (:meth:`rewriter.prefilter.facts.ScreenFacts.may_output_in_compiled_code`)
     compiled_output: bool = False
+    #: the rule acts only on what a real run recorded in the file: without a recording nothing matches
+    recorded_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,21 @@ class RuleSettings:
 
 
 @dataclass(frozen=True)
+class RecordedSkip:
+    """A frame of a file that a real run ran eagerly: what GBF011 reports when nothing else explains it."""
+
+    #: the code object's first line (decorators included); for a resume
+    #: function (``torch_dynamo_resume_in_forward_at_79``), the line it resumes at
+    line: int
+    #: Dynamo's name for the frame
+    name: str
+    #: the break that made Dynamo give up, and where it was
+    reason: str
+    #: only the rest of the frame, from a break on, ran eagerly
+    partial: bool = False
+
+
+@dataclass(frozen=True)
 class RuleOptions(RuleSettings):
     """Everything a rule may depend on on one file: the run's settings and the file's own facts.
 
@@ -114,6 +131,8 @@ class RuleOptions(RuleSettings):
 
     #: lines of this file a real run recorded as graph breaks
     recorded_break_lines: frozenset[int] = frozenset()
+    #: frames of this file a real run ran eagerly
+    recorded_skips: frozenset[RecordedSkip] = frozenset()
     #: line -> codes suppressed there (empty set: every code)
     suppressions: dict[int, frozenset[str]] = field(default_factory=dict)
     #: rule codes that are active in this run (see ``Rule.DEFERS_TO``)
@@ -157,6 +176,8 @@ class Rule(Codemod, cst.CSTTransformer):
     DEFERS_TO: ClassVar[tuple[str, ...]] = ()
     #: the rule acts only in functions compiled code reaches (:meth:`reach`), unless ``reach = "all"``
     REACH_LIMITED: ClassVar[bool] = False
+    #: the rule reports and never rewrites: its examples show findings, not fixes
+    REPORTS_ONLY: ClassVar[bool] = False
     METADATA_DEPENDENCIES: ClassVar[Collection[ProviderT]] = (LazyPositionProvider,)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

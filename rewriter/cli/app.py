@@ -230,7 +230,9 @@ def with_recorded_breaks(
         describe_placements,
         describe_unmatched,
         load_sites,
+        load_skipped_frames,
         place_sites,
+        place_skipped_frames,
         third_party_callables,
     )
     from rewriter.runtime.trace import TraceError
@@ -239,6 +241,7 @@ def with_recorded_breaks(
         return settings
     try:
         sites = load_sites(trace, all_logs, log)
+        skipped = load_skipped_frames(trace, all_logs)
     except TraceError as exc:
         err(f"gbfix: error: {exc}")
         raise typer.Exit(EXIT_ERROR) from None
@@ -250,8 +253,12 @@ def with_recorded_breaks(
     recorded = dict(settings.recorded_breaks)
     for path, lines in placements.recorded_breaks().items():
         recorded[path] = recorded.get(path, frozenset()) | lines
+    skips = dict(settings.recorded_skips)
+    for path, frames in place_skipped_frames(skipped, files).items():
+        skips[path] = skips.get(path, frozenset()) | frames
     return with_overrides(
         settings,
         recorded_breaks=recorded,
+        recorded_skips=skips,
         recorded_third_party=settings.recorded_third_party | third_party_callables(sites),
     )

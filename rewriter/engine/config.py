@@ -17,7 +17,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from codemods.analysis.reach import REACH_MODES
-from codemods.rules.base import RuleSettings
+from codemods.rules.base import RecordedSkip, RuleSettings
 from codemods.rules.registry import REGISTRY
 from rewriter.engine.discovery import PatternError, gitignore_spec
 
@@ -45,6 +45,8 @@ class Settings(RuleSettings):
     verify: tuple[VerifyEntry, ...] = ()
     #: absolute path -> lines a real run recorded as graph breaks
     recorded_breaks: dict[str, frozenset[int]] = field(default_factory=dict)
+    #: absolute path -> frames of it a real run ran eagerly (GBF011)
+    recorded_skips: dict[str, frozenset[RecordedSkip]] = field(default_factory=dict)
     #: the pyproject.toml the settings came from, if any
     source: Optional[str] = None
 

@@ -28,7 +28,7 @@ from codemods.analysis.breaks import BreakProvider
 from codemods.analysis.helper_names import first_free_number
 from codemods.analysis.reach import NO_FACTS, ProjectFacts
 from codemods.fastcst.walk import ReadOnlyMetadataWrapper, all_distinct
-from codemods.rules.base import Finding, RuleOptions
+from codemods.rules.base import Finding, RecordedSkip, RuleOptions
 from codemods.rules.registry import REGISTRY
 from rewriter.engine.config import Settings
 from rewriter.engine.nesting import deeper_recursion
@@ -70,6 +70,7 @@ def rule_options(settings: Settings, text: str, path: str, project: ProjectFacts
     return RuleOptions.for_file(
         settings,
         recorded_break_lines=settings.recorded_breaks.get(path, frozenset()),
+        recorded_skips=settings.recorded_skips.get(path, frozenset()),
         suppressions=parse_suppressions(text),
         selected=frozenset(settings.active_codes),
         project_root=project_root(settings, path),
@@ -109,6 +110,10 @@ def _run_rules(
                 # The next rule sees new positions: move the recorded lines with their statements.
                 moved = follow_lines(wrapper.module.code, new.code, options.recorded_break_lines)
                 options = replace(options, recorded_break_lines=moved)
+            if options.recorded_skips:
+                options = replace(
+                    options, recorded_skips=follow_skips(wrapper.module.code, new.code, options.recorded_skips)
+                )
             if options.suppressions:
                 # Comments move with their code: read them again at their new lines,
                 # and keep knowing which original comment each one is (same order).
@@ -135,7 +140,7 @@ def _screen(
     """What libcst must see of ``text`` (rewriter.prefilter.screen); all of it when a run recorded breaks here."""
     if not settings.active_codes:
         return Screening(parse=False)
-    if settings.recorded_breaks.get(path):
+    if recorded_here(settings, path):
         return Screening(parse=True, python_error=None if tree is not None else python_error(text))
     return screen(text, settings.active_codes, focus, tree, project)
 
@@ -156,7 +161,7 @@ def torch_gate(text: str, path: str, settings: Settings) -> Settings:
     that; its ``print`` in a loop is not a finding. A run that recorded a
     break in the file knows better, and ``torch_only = false`` turns the gate off.
     """
-    if not settings.torch_only or settings.recorded_breaks.get(path) or imports_torch(text):
+    if not settings.torch_only or recorded_here(settings, path) or imports_torch(text):
         return settings
     gated = tuple(code for code in settings.active_codes if REGISTRY[code].PREFILTER.needs_break)
     return replace(settings, ignore=settings.ignore + gated) if gated else settings
@@ -266,17 +271,37 @@ def follow_lines(old: str, new: str, lines: frozenset[int]) -> frozenset[int]:
     """
     if not lines or old == new:
         return lines
+    return frozenset(_line_map(old, new, lines).values())
+
+
+def follow_skips(old: str, new: str, skips: frozenset[RecordedSkip]) -> frozenset[RecordedSkip]:
+    """The recorded frames of ``old`` at their lines in ``new`` (those the rewrite changed are dropped)."""
+    if not skips or old == new:
+        return skips
+    moved = _line_map(old, new, frozenset(s.line for s in skips))
+    return frozenset(replace(s, line=moved[s.line]) for s in skips if s.line in moved)
+
+
+def _line_map(old: str, new: str, lines: frozenset[int]) -> dict[int, int]:
     a = [line.strip() for line in old.splitlines()]
     b = [line.strip() for line in new.splitlines()]
-    moved: set[int] = set()
+    moved: dict[int, int] = {}
     for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
-            moved.update(n - i1 + j1 for n in lines if i1 < n <= i2)
-    return frozenset(moved)
+            moved.update((n, n - i1 + j1) for n in lines if i1 < n <= i2)
+    return moved
 
 
 def _recorded_moved(settings: Settings, path: str, old: str, new: str) -> Settings:
     lines = settings.recorded_breaks.get(path)
-    if not lines:
-        return settings
-    return replace(settings, recorded_breaks={**settings.recorded_breaks, path: follow_lines(old, new, lines)})
+    skips = settings.recorded_skips.get(path)
+    if lines:
+        settings = replace(settings, recorded_breaks={**settings.recorded_breaks, path: follow_lines(old, new, lines)})
+    if skips:
+        settings = replace(settings, recorded_skips={**settings.recorded_skips, path: follow_skips(old, new, skips)})
+    return settings
+
+
+def recorded_here(settings: Settings, path: str) -> bool:
+    """Whether a real run recorded a break or a skipped frame in ``path``."""
+    return bool(settings.recorded_breaks.get(path) or settings.recorded_skips.get(path))

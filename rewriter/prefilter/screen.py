@@ -69,6 +69,8 @@ def text_could_match(text: str, code: str, facts: Optional[ScreenFacts] = None) 
     pattern (``x.item ()`` has no ``.item(`` in it).
     """
     needs = REGISTRY[code].PREFILTER
+    if needs.recorded_only:
+        return False  # a file with a recording is parsed whole before any rule is screened
     if SOUND and needs.holders:
         # the words that open each holder kind (``while(x):`` has no space after the word)
         if not any(has_word(text, OPENING_WORD[kind]) for kind in needs.holders):

@@ -27,6 +27,11 @@ Where the fact goes:
   whose condition it is in.
 
 Sites that match no scanned file are reported, one line each.
+
+A trace also names every frame Dynamo ran eagerly (its failed
+compilations, and the breaks it could not resume after): those in scanned
+files become ``Settings.recorded_skips``, so a skip that no loop, ``with``
+or ``try`` of the frame explains is still reported (GBF011).
 """
 
 from __future__ import annotations
@@ -38,12 +43,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, Sequence
 
+from codemods.rules.base import RecordedSkip
 from rewriter.engine.report import plural
 from rewriter.runtime.trace import (
     Frame,
     RecordedBreak,
+    SkippedFrame,
     TraceError,
     read_log,
+    read_skipped_frames,
     read_trace,
     unique,
 )
@@ -314,3 +322,28 @@ def describe_placements(placements: Placements, sites: int) -> str:
         f"gbfix: recorded run: {plural(sites, 'graph break')}, {len(placements.placed)} placed in "
         f"{plural(files, 'scanned file')}, {len(placements.unmatched)} not placed"
     )
+
+
+def place_skipped_frames(frames: Iterable[SkippedFrame], files: Iterable[str]) -> dict[str, frozenset[RecordedSkip]]:
+    """Scanned file -> the frames in it a run ran eagerly."""
+    index = SuffixIndex(files)
+    placed: dict[str, set[RecordedSkip]] = defaultdict(set)
+    for frame in frames:
+        path, _ = index.match(frame.file)
+        if path is None or frame.first_line <= 0:
+            continue
+        site = f" at {_short(frame.site)}" if frame.site else ""
+        placed[path].add(RecordedSkip(frame.first_line, frame.name, f"{frame.reason}{site}", frame.partial))
+    return {path: frozenset(found) for path, found in placed.items()}
+
+
+def _short(where: str) -> str:
+    """A recorded path below ``site-packages`` from the package on; others as recorded."""
+    parts = _parts(where)
+    tail = _vendor_tail(parts)
+    return "/".join(parts[-tail:]) if tail else where
+
+
+def load_skipped_frames(trace: Optional[str], all_logs: bool) -> list[SkippedFrame]:
+    """The frames a ``--trace`` shows Dynamo ran eagerly (a text log does not say); raises TraceError."""
+    return read_skipped_frames(trace, all_logs) if trace else []

@@ -143,6 +143,24 @@ class RecordedBreak:
         return data
 
 
+@dataclass(frozen=True)
+class SkippedFrame:
+    """A frame a run ran eagerly, whole or from a break on (``partial``), and why.
+
+    ``first_line`` is the code object's first line (its decorators included);
+    a resume function (``torch_dynamo_resume_in_forward_at_79``) stands for
+    the rest of the function it was cut from.
+    """
+
+    file: str
+    first_line: int
+    name: str
+    #: Dynamo's name for the break that made it give up, and where that break was
+    reason: str
+    site: str = ""
+    partial: bool = False
+
+
 # --- the block of text Dynamo writes per break -----------------------------------------
 
 
@@ -396,6 +414,62 @@ def parse_trace_text(text: str, origin: str = "") -> list[RecordedBreak]:
     return unique(sites)
 
 
+def skipped_frames_of(text: str) -> list[SkippedFrame]:
+    """The frames one TORCH_TRACE log shows Dynamo ran eagerly, each once.
+
+    A whole skip is a compilation that failed (its ``compilation_metrics``
+    name the code object); a partial one is a break record that says it
+    could not resume, in a compilation whose metrics name the code object.
+    """
+    metrics: dict[str, dict[str, Any]] = {}
+    partial: dict[str, tuple[str, str]] = {}
+    for record, payload in _records(text):
+        if "compilation_metrics" in record:
+            data = record["compilation_metrics"]
+            metrics[str(data.get("compile_id", ""))] = data
+        elif record.get("artifact", {}).get("name") == "dynamo_graph_break_reason":
+            block = _parse_block(payload.splitlines())
+            if block is not None and block.handling.startswith(PARTIAL_SKIP):
+                reason = block.types[0] if block.types else "graph break"
+                partial.setdefault(_compile_key(record), (reason, f"{block.file}:{block.line}"))
+    # a compilation Dynamo refused outright (the recompile limit) names no code object: another
+    # compilation of the same frame does
+    code_of: dict[str, tuple[Any, Any, Any]] = {}
+    for key, data in metrics.items():
+        if data.get("co_filename"):
+            code_of.setdefault(
+                key.split("/")[0], (data["co_filename"], data.get("co_firstlineno"), data.get("co_name"))
+            )
+    found: dict[tuple[str, int, str], SkippedFrame] = {}
+    for key, data in metrics.items():
+        file, first, name = data.get("co_filename"), data.get("co_firstlineno"), data.get("co_name")
+        if not file:
+            file, first, name = code_of.get(key.split("/")[0], (None, None, None))
+        if not (file and isinstance(first, int) and name):
+            continue
+        if data.get("fail_type"):
+            text_reason = str(data.get("fail_reason") or data["fail_type"]).strip()
+            reason = text_reason.splitlines()[0] if text_reason else str(data["fail_type"])
+            where = data.get("fail_user_frame_filename")
+            site = f"{where}:{data.get('fail_user_frame_lineno') or 0}" if where else ""
+            frame = SkippedFrame(str(file), first, str(name), reason, site)
+        elif key in partial:
+            frame = SkippedFrame(str(file), first, str(name), *partial[key], partial=True)
+        else:
+            continue
+        found.setdefault((frame.file, frame.first_line, frame.name), frame)
+    return list(found.values())
+
+
+def read_skipped_frames(path: str, all_logs: bool = False) -> list[SkippedFrame]:
+    """:func:`skipped_frames_of` for the logs :func:`read_trace` reads."""
+    found: dict[tuple[str, int, str], SkippedFrame] = {}
+    for file in _trace_files(path, all_logs):
+        for frame in skipped_frames_of(_read_log(file)):
+            found.setdefault((frame.file, frame.first_line, frame.name), frame)
+    return list(found.values())
+
+
 def _failed_frame(key: str, data: dict[str, Any], origin: str) -> RecordedBreak:
     """A frame Dynamo gave up on without logging a graph break (from its compilation metrics)."""
     reason_text = str(data.get("fail_reason") or data.get("fail_type") or "")
@@ -434,25 +508,29 @@ def read_trace(path: str, all_logs: bool = False) -> list[RecordedBreak]:
 
     ``path`` may also name one log file.
     """
+    sites: list[RecordedBreak] = []
+    for file in _trace_files(path, all_logs):
+        sites.extend(parse_trace_text(_read_log(file), origin=file))
+    return unique(sites)
+
+
+def _trace_files(path: str, all_logs: bool) -> list[str]:
     if os.path.isfile(path):
-        files = [path]
-    elif os.path.isdir(path):
+        return [path]
+    if os.path.isdir(path):
         files = trace_logs(path)
         if not files:
             raise TraceError(f"{path}: no TORCH_TRACE logs ({LOG_PREFIX}*.log) in this directory")
-        if not all_logs:
-            files = files[-1:]
-    else:
-        raise TraceError(f"{path}: no such file or directory")
-    sites: list[RecordedBreak] = []
-    for file in files:
-        try:
-            with open(file, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
-        except OSError as exc:
-            raise TraceError(f"{file}: cannot read the trace: {exc.strerror or exc}") from None
-        sites.extend(parse_trace_text(text, origin=file))
-    return unique(sites)
+        return files if all_logs else files[-1:]
+    raise TraceError(f"{path}: no such file or directory")
+
+
+def _read_log(file: str) -> str:
+    try:
+        with open(file, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise TraceError(f"{file}: cannot read the trace: {exc.strerror or exc}") from None
 
 
 # --- records made in this process (rewriter.runtime.measure) ----------------------------------------
