@@ -25,6 +25,9 @@ from hypothesis import strategies as st
 from codemods.analysis.catalogue import (
     CATALOGUE,
     CONDITION_LINE,
+    MASK_BINDING,
+    MASK_LINE,
+    NAME_INDEX,
     PARENTS_OF_LAST,
     TENSOR_READ_NAMES,
     TENSOR_READ_REST,
@@ -355,6 +358,9 @@ def _holds(source: str, *kinds: str) -> bool:
         "class A:\n    def __init__(self):\n        self.layers = [B()]\n"
         "    def f(self, x):\n        for layer in self.layers:\n            layer(x)\n",
         "class T:\n    def __enter__(self):\n        print(1)\ndef f(x):\n    with T():\n        pass\n",
+        "def f(x):\n    for i in r:\n        x = x[x.sum(-1) > 0]\n",
+        "def f(x, m):\n    keep = m.bool()\n    for i in r:\n        x = x[(keep)]\n",
+        "def h(x):\n    return x[torch.isfinite(x)]\ndef f(x):\n    for i in r:\n        x = h(x)\n",
     ],
 )
 def test_possible_breaks_are_seen(source: str) -> None:
@@ -370,6 +376,8 @@ def test_possible_breaks_are_seen(source: str) -> None:
         "def f(x):\n    print(x)\n    for i in range(2):\n        x = x + 1\n",
         "import torch\ndef f(x):\n    for i in r:\n        torch.log(x)\n",
         "def f(x):\n    with open(p) as fh:\n        fh.read()\n",  # the manager is not the body
+        "def f(x, idx):\n    for i in r:\n        x = x[idx] + x[0]\n",  # no mask in sight
+        "def f(x: List[int]) -> Tensor:\n    for i in r:\n        x = x[i]\n",
     ],
 )
 def test_what_cannot_break_is_screened_out(source: str) -> None:
@@ -402,6 +410,11 @@ _PIECES = [
     "for",
     "while",
     "try",
+    "[",
+    "]",
+    ">",
+    "=",
+    "m",
 ]
 
 
@@ -412,8 +425,10 @@ def _may_break_by_pattern(text: str) -> bool:
     else:
         watched = any(name in WATCHED_NAMES for _, name, _ in facts._raw_calls())
     reads = re.compile(r"\b(?:%s)" % "|".join(TENSOR_READ_NAMES) + TENSOR_READ_REST.pattern)
-    data_dependent = reads.search(facts.text) or CONDITION_LINE.search(facts.text)
-    return watched or _ALIAS.search(facts.text) is not None or data_dependent is not None
+    data_dependent = reads.search(facts.text) or CONDITION_LINE.search(facts.text) or MASK_LINE.search(facts.text)
+    bound = {m.group(1) for m in MASK_BINDING.finditer(facts.text)}
+    named_mask = any(m.group(1) in bound for m in NAME_INDEX.finditer(facts.text))
+    return watched or _ALIAS.search(facts.text) is not None or data_dependent is not None or named_mask
 
 
 @settings(max_examples=400, deadline=None)
@@ -508,7 +523,14 @@ def test_skeleton_keeps_lines_and_restores_bodies() -> None:
 
 def test_catalogue_kinds_are_modelled() -> None:
     """A new kind of catalogue entry must be taught to the screen (until then it lets everything through)."""
-    assert {entry.kind for entry in CATALOGUE} <= {"qualified", "method", "logger", "tensor_read", "condition"}
+    assert {entry.kind for entry in CATALOGUE} <= {
+        "qualified",
+        "method",
+        "logger",
+        "tensor_read",
+        "condition",
+        "mask_index",
+    }
     assert screen.SOUND
 
 

@@ -7,6 +7,8 @@ same-module helper which breaks is a loop with a break. This module marks:
 * every ``Call`` that breaks, directly (an entry of the catalogue, matched by
   qualified name) or through a function, method or submodule defined in the
   same module whose body breaks;
+* every ``if`` test that branches on a tensor's values, and every
+  ``Subscript`` read through a boolean mask (``x[x > 0]``);
 * every ``FunctionDef`` whose body breaks.
 
 A call under a guard that is false while Dynamo traces
@@ -40,6 +42,7 @@ from codemods.analysis.catalogue import (
     CONDITION,
     CONDITION_CALLS,
     LOGGER_NAMES,
+    MASK_INDEX,
     BreakCall,
     logger_entry,
     method_entry,
@@ -47,7 +50,7 @@ from codemods.analysis.catalogue import (
 from codemods.analysis.nodes import dotted_name
 from codemods.analysis.reach import ExternalBreak, call_key
 from codemods.analysis.scopes import Scope, ScopeTracker, names_in
-from codemods.analysis.tensors import TensorFacts, torch_aliases
+from codemods.analysis.tensors import OTHER, TensorFacts, torch_aliases
 from codemods.fastcst import walk
 
 
@@ -117,6 +120,10 @@ class _Collector(ScopeTracker):
         self.direct_calls: dict[cst.CSTNode, BreakReason] = {}
         #: ``if`` tests that call a condition name (``mask.any()``), with their function
         self._conditions: list[tuple[cst.BaseExpression, _Function, tuple[_Guard, ...]]] = []
+        #: subscripts by one index on one line, with their function (``x[mask]``)
+        self._subscripts: list[tuple[cst.Subscript, _Function, tuple[_Guard, ...]]] = []
+        #: ids of subscripts assigned to or deleted (``x[mask] = v`` is ``index_put``: no break)
+        self._stored: set[int] = set()
         #: function node id -> what its expressions are (for the data-dependent entries)
         self._tensor_facts: dict[int, TensorFacts] = {}
         self._module: Optional[cst.Module] = None
@@ -208,9 +215,21 @@ class _Collector(ScopeTracker):
         if id(node) in self._guarded_suites:
             self._guards.pop()
 
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self._func_stack and _one_index(node) is not None:
+            self._subscripts.append((node, self._func_stack[-1], tuple(self._guards)))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._stored.update(_stored_subscripts(node.target))
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._stored.update(_stored_subscripts(node.target))
+
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
         self._events.append((node, None, self._scope, ()))
+        for target in node.targets:
+            self._stored.update(_stored_subscripts(target.target))
         if self._class_stack and self._func_stack:
             names = [dotted_name(target.target) for target in node.targets]
             attrs_set = [n[5:] for n in names if n and n.startswith("self.") and n.count(".") == 1]
@@ -264,6 +283,14 @@ class _Collector(ScopeTracker):
             if not any(guard.holds() for guard in guards) and _branches_on_tensor(test, self.tensor_facts(fn)):
                 reason = _reason(CONDITION)
                 self.direct_calls[test] = reason
+                if fn.direct is None:
+                    fn.direct = reason
+        for subscript, fn, guards in self._subscripts:
+            if id(subscript) in self._stored or any(guard.holds() for guard in guards):
+                continue
+            if _indexes_by_mask(subscript, self.tensor_facts(fn)):
+                reason = _reason(MASK_INDEX)
+                self.direct_calls[subscript] = reason
                 if fn.direct is None:
                     fn.direct = reason
 
@@ -408,6 +435,42 @@ def _branches_on_tensor(test: cst.BaseExpression, facts: TensorFacts) -> bool:
     return facts.is_tensor(test)
 
 
+def _one_index(node: cst.Subscript) -> Optional[cst.BaseExpression]:
+    """The index of ``x[i]``: one element, no slice, no comma (``x[i,]`` indexes by a tuple)."""
+    if len(node.slice) != 1:
+        return None
+    element = node.slice[0]
+    if not isinstance(element.slice, cst.Index) or element.slice.star is not None:
+        return None
+    if isinstance(element.comma, cst.Comma):
+        return None
+    return element.slice.value
+
+
+def _stored_subscripts(target: cst.BaseExpression) -> list[int]:
+    """Ids of the subscripts a target stores to: itself, or elements of a tuple or list target."""
+    if isinstance(target, cst.Subscript):
+        return [id(target)]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [found for element in target.elements for found in _stored_subscripts(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _stored_subscripts(target.value)
+    return []
+
+
+def _indexes_by_mask(node: cst.Subscript, facts: TensorFacts) -> bool:
+    """``x[mask]`` on one line, ``mask`` a bool tensor and ``x`` not a plain Python value.
+
+    One line: the prefilter finds such a subscript by its line
+    (:data:`~codemods.analysis.catalogue.MASK_LINE`,
+    :data:`~codemods.analysis.catalogue.NAME_INDEX`).
+    """
+    index = _one_index(node)
+    if index is None or facts.kind(node.value) == OTHER or "\n" in _code(node):
+        return False
+    return facts.is_bool_tensor(index)
+
+
 def _class_names_called(node: cst.CSTNode) -> set[str]:
     """Bare class-like names called anywhere in an expression (``Block(...)``)."""
     return {
@@ -418,7 +481,7 @@ def _class_names_called(node: cst.CSTNode) -> set[str]:
 
 
 class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]):
-    """Marks each breaking ``Call``, ``if`` test and ``FunctionDef`` with a :class:`BreakReason`.
+    """Marks each breaking ``Call``, ``if`` test, ``Subscript`` and ``FunctionDef`` with a :class:`BreakReason`.
 
     Its cache (``MetadataWrapper(..., cache={BreakProvider: table})``) is the
     file's ``external`` table: call key -> :class:`ExternalBreak`.
@@ -557,7 +620,8 @@ def find_breaks(
     line_of: Optional[Callable[[cst.CSTNode], int]] = None,
     extra_lines: frozenset[int] = frozenset(),
 ) -> list[BreakSite]:
-    """Every breaking call, and every ``if`` that branches on a tensor's values, in ``nodes``, in source order.
+    """Every breaking call, every ``if`` that branches on a tensor's values and every subscript
+    through a boolean mask, in ``nodes``, in source order.
 
     Bodies of nested functions, lambdas and classes are not entered: defining
     a function does not run it (calling it is seen at the call site).
@@ -578,6 +642,11 @@ def find_breaks(
                 reason = lookup(node)
                 if reason is not None:
                     sites.append(BreakSite(node, reason))
+                continue
+            if type(node) is cst.Subscript:
+                mask = lookup(node)
+                if mask is not None:
+                    sites.append(BreakSite(node, mask))
                 continue
             if type(node) is cst.If:
                 branch = lookup(node.test)

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, Optional
 
-MatchKind = Literal["qualified", "method", "logger", "tensor_read", "condition"]
+MatchKind = Literal["qualified", "method", "logger", "tensor_read", "condition", "mask_index"]
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,10 @@ class BreakCall:
     receiver; ``tensor_read``: a builtin applied to a tensor (``int(t)``),
     which needs the tensor inference of :mod:`codemods.analysis.tensors`;
     ``condition``: a call of that name inside the test of an ``if`` whose
-    value is a tensor (``if mask.any():``), a branch on the tensor's values.
+    value is a tensor (``if mask.any():``), a branch on the tensor's values;
+    ``mask_index``: a subscript read through a boolean tensor (``x[x > 0]``,
+    ``h[mask]``), which runs ``nonzero`` (not an assignment through one,
+    ``x[mask] = v``: that traces as ``index_put``).
     """
 
     kind: MatchKind
@@ -103,6 +106,16 @@ CONDITION_CALLS: frozenset[str] = frozenset(
     "any all sum max min mean prod norm isfinite isnan isinf equal allclose count_nonzero argmax argmin abs".split()
 )
 CONDITION = BreakCall("condition", "if", "a branch on a tensor's values (data-dependent control flow)")
+#: one index (not a tuple, not a slice) that the tensor inference knows to be a bool tensor:
+#: a comparison with a tensor, ``~``/``&``/``|``/``^`` of such, :data:`BOOL_METHODS` of a tensor,
+#: :data:`BOOL_FUNCTIONS` of ``torch``, or a name bound once, on one line, to one of these
+MASK_INDEX = BreakCall("mask_index", "x[mask]", "indexing with a boolean mask has a data-dependent output shape")
+#: tensor methods whose result is a bool tensor
+BOOL_METHODS: frozenset[str] = frozenset("bool eq ne gt lt ge le isnan isinf isfinite logical_not".split())
+#: ``torch`` functions whose result is a bool tensor
+BOOL_FUNCTIONS: frozenset[str] = frozenset(
+    "isfinite isnan isinf logical_and logical_or logical_not logical_xor eq ne gt lt ge le".split()
+)
 
 
 def method_entry(name: str, has_arguments: bool) -> Optional[BreakCall]:
@@ -123,7 +136,7 @@ def logger_entry(name: str, receiver: Optional[str]) -> Optional[BreakCall]:
 # that both readers match the same calls, the prefilter never fewer.
 
 #: the kinds of entry the prefilter models; an entry of another kind turns its structural stage off
-MATCH_KINDS: tuple[MatchKind, ...] = ("qualified", "method", "logger", "tensor_read", "condition")
+MATCH_KINDS: tuple[MatchKind, ...] = ("qualified", "method", "logger", "tensor_read", "condition", "mask_index")
 QUALIFIED_NAMES: frozenset[str] = frozenset(BY_QUALIFIED)
 #: last name -> the names written just before it (``sys.stdout.write``: ``stdout``)
 PARENTS_OF_LAST: dict[str, frozenset[str]] = {
@@ -149,6 +162,15 @@ TENSOR_READ_NAMES: frozenset[str] = frozenset(name.rpartition(".")[2] for name i
 TENSOR_READ_REST = re.compile(r"\s*\([^\n]*?\.\s*\w+\s*\(")
 #: an ``if`` line that calls a condition name: what a branch on a tensor looks like as text
 CONDITION_LINE = re.compile(r"^[ \t]*(?:el)?if\b[^\n]*?\b(?:%s)\s*\(" % "|".join(sorted(CONDITION_CALLS)), re.MULTILINE)
+#: what a bool tensor is written with: a comparison, a bitwise operator, a call of a bool method or function
+_BOOL_MARK = r"(?:[<~&|^]|(?<!-)>|==|!=|\b(?:%s)\s*\()" % "|".join(sorted(BOOL_METHODS | BOOL_FUNCTIONS))
+#: a ``[`` with what a bool tensor is written with after it on the line: a subscript through a mask
+#: written in place (``x[x > 0]``), as :data:`MASK_INDEX` matches it (one line)
+MASK_LINE = re.compile(r"\[[^\n]*?" + _BOOL_MARK)
+#: ``name = `` then what a bool tensor is written with on the same line: a mask bound to a name
+MASK_BINDING = re.compile(r"\b(\w+)[ \t]*=(?!=)(?=[^\n]*?" + _BOOL_MARK + ")")
+#: a subscript by a name alone (``h[mask]``): a mask when :data:`MASK_BINDING` binds the name
+NAME_INDEX = re.compile(r"\[[\s(]*(\w+)[\s)]*\]")
 #: names whose call may break whatever the module defines
 WATCHED_NAMES: frozenset[str] = frozenset(PARENTS_OF_LAST) | METHOD_NAMES | LOGGER_METHOD_NAMES
 

@@ -19,6 +19,13 @@ Each expression gets one of three kinds, from evidence in the function:
 * ``UNKNOWN``: everything else (a call of a submodule or a function, an
   attribute of ``self``…).
 
+Among tensors, :meth:`TensorFacts.is_bool_tensor` knows bool tensors (what
+indexing with a mask needs), on the narrowest evidence: a comparison with a
+tensor, ``~``/``&``/``|``/``^`` of bool tensors, a bool method of a tensor or
+bool function of ``torch`` (:data:`~codemods.analysis.catalogue.BOOL_METHODS`,
+:data:`~codemods.analysis.catalogue.BOOL_FUNCTIONS`), and a name bound once
+in the function, by an assignment on one line, to one of these.
+
 Counting ops leans towards the tensor side where it cannot know (an
 unknown ``x * 2`` counts), but only on evidence for what is plainly not
 tensor work (``i + 1`` over a ``range`` loop variable does not count, a call
@@ -33,6 +40,7 @@ from typing import Optional
 import libcst as cst
 
 from codemods.analysis.bindings import target_names
+from codemods.analysis.catalogue import BOOL_FUNCTIONS, BOOL_METHODS
 from codemods.analysis.nodes import dotted_name
 from codemods.fastcst import walk
 
@@ -99,6 +107,10 @@ _LITERALS = (
     cst.Lambda,
 )
 _SCOPES = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef)
+#: comparisons whose result is a bool tensor when a side is a tensor (``is``/``in`` are Python's)
+_BOOL_COMPARISONS = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+#: operators whose result is a bool tensor when both sides are
+_BOOL_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor)
 
 #: the tables above that readers of Python's ``ast`` share (rewriter/prefilter/tensor_evidence.py)
 TORCH_NON_TENSOR = _TORCH_NON_TENSOR
@@ -156,6 +168,10 @@ class TensorFacts:
         #: loop variables over a submodule list (``for layer in self.layers``)
         self.module_names: set[str] = set()
         self.kinds: dict[str, str] = {}
+        #: names bound once in the function, by an assignment to that name alone
+        self._single_assigns: dict[str, cst.Assign] = {}
+        #: names holding a bool tensor, once asked
+        self._bool_names: Optional[frozenset[str]] = None
         #: node id -> kind, once the names' kinds are settled (a kind is asked of every sub-expression)
         self._memo: Optional[dict[int, str]] = None
         params = func.params
@@ -179,10 +195,13 @@ class TensorFacts:
     def _settle(self) -> None:
         """The kind of every name the function binds, to a fixpoint."""
         bindings: list[tuple[list[str], Optional[cst.BaseExpression]]] = []
+        single: dict[str, cst.Assign] = {}
         for node in self._own_nodes(self.func.body):
             if isinstance(node, cst.Assign):
                 for target in node.targets:
                     bindings.append((target_names(target.target), node.value))
+                if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                    single[node.targets[0].target.value] = node
             elif isinstance(node, cst.AnnAssign) and node.value is not None:
                 bindings.append((target_names(node.target), node.value))
             elif isinstance(node, cst.AugAssign):
@@ -202,6 +221,9 @@ class TensorFacts:
         for names, value in bindings:
             for name in names:
                 by_name.setdefault(name, []).append(value)
+        self._single_assigns = {
+            name: node for name, node in single.items() if name not in params and len(by_name[name]) == 1
+        }
         for _ in range(len(by_name) + 1):
             changed = False
             for name, values in by_name.items():
@@ -285,6 +307,51 @@ class TensorFacts:
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
         """On evidence only: an unknown expression is not a tensor."""
         return self.kind(expr) == TENSOR
+
+    def is_bool_tensor(self, expr: cst.BaseExpression) -> bool:
+        """On evidence only, narrower than :meth:`is_tensor`: an unknown tensor is not a bool one."""
+        if self._bool_names is None:
+            self._bool_names = self._settle_bool_names()
+        return self._is_bool(expr, self._bool_names)
+
+    def _settle_bool_names(self) -> frozenset[str]:
+        # One line: the prefilter finds the binding by its line (catalogue.MASK_BINDING).
+        values = {
+            name: node.value
+            for name, node in self._single_assigns.items()
+            if "\n" not in cst.Module([]).code_for_node(node) and self.kind(node.value) == TENSOR
+        }
+        found: set[str] = set()
+        while True:
+            new = {name for name, value in values.items() if name not in found and self._is_bool(value, found)}
+            if not new:
+                return frozenset(found)
+            found |= new
+
+    def _is_bool(self, expr: cst.BaseExpression, names: Iterable[str]) -> bool:
+        if isinstance(expr, cst.Name):
+            return expr.value in names
+        if isinstance(expr, cst.Comparison):
+            return (
+                len(expr.comparisons) == 1  # ``a < x < b`` takes the truth of ``a < x``
+                and isinstance(expr.comparisons[0].operator, _BOOL_COMPARISONS)
+                and (self.is_tensor(expr.left) or self.is_tensor(expr.comparisons[0].comparator))
+            )
+        if isinstance(expr, cst.UnaryOperation):
+            return isinstance(expr.operator, cst.BitInvert) and self._is_bool(expr.expression, names)
+        if isinstance(expr, cst.BinaryOperation):
+            return (
+                isinstance(expr.operator, _BOOL_OPERATORS)
+                and self._is_bool(expr.left, names)
+                and self._is_bool(expr.right, names)
+            )
+        if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Attribute):
+            return False
+        last = expr.func.attr.value
+        head = dotted_name(expr.func.value)
+        if head is not None and head in self.torch_names:
+            return last in BOOL_FUNCTIONS
+        return last in BOOL_METHODS and self.is_tensor(expr.func.value)
 
     # -- ops ----------------------------------------------------------------------------
     def is_own_frame_call(self, call: cst.Call) -> bool:

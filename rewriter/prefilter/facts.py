@@ -28,7 +28,10 @@ from codemods.analysis.catalogue import (
     CONDITION_LINE,
     LOGGER_METHOD_NAMES,
     LOGGER_RECEIVER_LASTS,
+    MASK_BINDING,
+    MASK_LINE,
     METHOD_NAMES,
+    NAME_INDEX,
     OUTPUT_NAMES,
     OUTPUT_QUALIFIED,
     PARENTS_OF_LAST,
@@ -123,6 +126,7 @@ class ScreenFacts:
         self._analysed = False
         self._unit_spans: Optional[tuple[list[int], list[tuple[int, int, str]]]] = None
         self._may_break: Optional[bool] = None
+        self._masks: Optional[list[int]] = None
         #: (qualified name, decorators) -> the answer of :meth:`calls`
         self._calls_of: dict[tuple[str, bool], bool] = {}
         self.project = project
@@ -238,11 +242,31 @@ class ScreenFacts:
                 )
                 or any(TENSOR_READ_REST.match(text, end) for name in TENSOR_READ_NAMES for end in word_ends(text, name))
                 or CONDITION_LINE.search(text) is not None
+                or bool(self._mask_offsets())
             )
             if not self._may_break and not text.isascii():
                 # An identifier is read in its NFKC form: ``ｐrint(`` calls ``print``.
                 self._may_break = any(name in WATCHED_NAMES for _, name, _ in self._raw_calls())
         return self._may_break
+
+    def _mask_offsets(self) -> list[int]:
+        """Where a subscript may read through a boolean mask, and where a name it reads may be
+        bound to one (``mask = x > 0``: a skeleton keeps the binding with the subscript)."""
+        if self._masks is not None:
+            return self._masks
+        text = self.text
+        found = [m.start() for m in MASK_LINE.finditer(text)]
+        bound: dict[str, list[int]] = {}
+        for m in MASK_BINDING.finditer(text):
+            bound.setdefault(m.group(1), []).append(m.start())
+        if bound:
+            for m in NAME_INDEX.finditer(text):
+                at = bound.get(m.group(1))
+                if at is not None:
+                    found.append(m.start())
+                    found.extend(at)
+        self._masks = found
+        return found
 
     # -- statements ---------------------------------------------------------------------
     def parse(self) -> bool:
@@ -502,6 +526,8 @@ class ScreenFacts:
                 pairs.append((line, "n:" + name))
             elif receiver == "self":
                 pairs.append((line, "s:" + name))
+        newlines = self._newlines()
+        pairs.extend((bisect_left(newlines, offset) + 1, "") for offset in set(self._mask_offsets()))
         pairs.sort()
         return [p[0] for p in pairs], [p[1] for p in pairs]
 
