@@ -168,3 +168,20 @@ def test_the_rule_is_documented_as_reporting_only():
         [sys.executable, "-m", "rewriter", "rules", "GBF011"], capture_output=True, text=True, cwd=os.getcwd()
     )
     assert out.returncode == 0 and "recorded-skip" in out.stdout and "Fix safety" in out.stdout
+
+
+COMPREHENSION = """import torch
+
+
+def flags(registry, x):
+    wanted = {k: registry[k] for k in registry.keys()}
+    return x * len(wanted)
+"""
+
+
+def test_a_comprehension_the_run_skipped_is_reported_at_its_statement():
+    skip = RecordedSkip(5, "<dictcomp>", "Missing tp_iternext at m.py:5")
+    settings = Settings(recorded_skips={"m.py": frozenset({skip})}, recorded_breaks={"m.py": frozenset({5})})
+    (finding,) = transform_source(COMPREHENSION, "m.py", settings).findings
+    assert (finding.code, finding.line, finding.col) == ("GBF011", 5, 5)
+    assert "ran the `<dictcomp>` of line 5 eagerly (Missing tp_iternext at m.py:5)" in finding.message

@@ -82,7 +82,6 @@ class RecordedSkipRule(Rule):
     SUMMARY = "a frame a recorded run ran eagerly that no loop, with or try explains: what it was and what it cost"
     PREFILTER = Prefilter(needs_break=False, recorded_only=True)
     REPORTS_ONLY = True
-    DEFERS_TO = ("GBF009",)
     EXAMPLES = (
         Example(
             before=(
@@ -150,10 +149,6 @@ class RecordedSkipRule(Rule):
         )
 
     def _report_comprehension(self, statement: cst.CSTNode, skip: RecordedSkip) -> None:
-        span = self.get_metadata(LazyPositionProvider, statement)
-        recorded = any(span.start.line <= line <= span.end.line for line in self.options.recorded_break_lines)
-        if recorded and self.defers_to("GBF009"):
-            return  # GBF009 reports a recorded break in a comprehension, with its fix or why there is none
         self.report(
             statement,
             f"a recorded run ran the `{skip.name}` of line {skip.line} eagerly ({skip.reason}), "
