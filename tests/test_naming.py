@@ -33,7 +33,7 @@ def f(xs, cm):
         total = total + x
     with cm:
         print(total)
-        total += 2
+        total = torch.relu(total)
     return total
 """
 

@@ -272,6 +272,8 @@ class TensorFacts:
         if isinstance(expr, cst.Subscript):
             base = self.kind(expr.value)
             return base if base != UNKNOWN else UNKNOWN
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.left, _STRINGS):
+            return OTHER  # ``"%d" % n``: string formatting
         if isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation)):
             return _combine(self.kind(expr.left), self.kind(expr.right))
         if isinstance(expr, cst.UnaryOperation):
@@ -279,8 +281,10 @@ class TensorFacts:
         if isinstance(expr, cst.Comparison):
             if all(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in expr.comparisons):
                 return OTHER
-            kinds = [self.kind(expr.left), *(self.kind(t.comparator) for t in expr.comparisons)]
-            return _combine(*kinds)
+            operands = [expr.left, *(t.comparator for t in expr.comparisons)]
+            if any(_plain_constant(operand) for operand in operands):
+                return OTHER  # a tensor compared with a string or None is no tensor op
+            return _combine(*(self.kind(operand) for operand in operands))
         if isinstance(expr, cst.IfExp):
             body, orelse = self.kind(expr.body), self.kind(expr.orelse)
             return body if body == orelse else (TENSOR if TENSOR in (body, orelse) else UNKNOWN)
@@ -380,6 +384,13 @@ class TensorFacts:
         if isinstance(node, cst.Subscript):
             return self.kind(node.value) == TENSOR
         return False
+
+
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _plain_constant(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, _STRINGS) or (isinstance(expr, cst.Name) and expr.value == "None")
 
 
 def _combine(*kinds: str) -> str:

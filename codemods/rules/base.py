@@ -24,6 +24,7 @@ from codemods.analysis.fix_safety import FixMode, Safety
 from codemods.analysis.helper_layout import SpaceHelpers
 from codemods.analysis.helper_names import NameAllocator
 from codemods.analysis.reach import NO_FACTS, ProjectFacts, Reach, ReachMode, unit_names
+from codemods.analysis.tensors import TensorFacts, inline_tensor_ops, submodule_attributes, torch_aliases
 from codemods.fastcst import walk
 from codemods.fastcst.positions import LazyPositionProvider
 
@@ -378,6 +379,43 @@ class FunctionScopedRule(Rule):
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)
         self._module = node
+        #: the classes around the current statement, innermost last
+        self._classes: list[cst.ClassDef] = []
+        #: function node id -> its inline tensor ops (a function may hold several sites)
+        self._inline_ops: dict[int, int] = {}
+        #: class node id -> the attributes its methods assign submodules to
+        self._submodules: dict[int, frozenset[str]] = {}
+        self._torch_names: Optional[frozenset[str]] = None
+
+    def inline_ops(self, func: cst.FunctionDef) -> int:
+        """Tensor ops written in ``func`` itself (the enclosing original function): what a fix can capture."""
+        if id(func) not in self._inline_ops:
+            is_method = len(self.functions) >= 2 and self.functions[-2] is None
+            submodules: frozenset[str] = frozenset()
+            if is_method and self._classes:
+                cls = self._classes[-1]
+                if id(cls) not in self._submodules:
+                    self._submodules[id(cls)] = submodule_attributes(cls)
+                submodules = self._submodules[id(cls)]
+            if self._torch_names is None:
+                assert self._module is not None
+                self._torch_names = torch_aliases(self._module)
+            facts = TensorFacts(func, is_method, submodules, self._torch_names)
+            self._inline_ops[id(func)] = inline_tensor_ops(facts, [func.body])
+        return self._inline_ops[id(func)]
+
+    def nothing_to_capture(self, func: cst.FunctionDef) -> str:
+        """Why a fix would capture nothing in ``func``, or "" when it would capture something.
+
+        A skipped frame loses only the tensor ops written in it: the modules
+        and functions it calls compile as frames of their own either way.
+        """
+        if self.inline_ops(func):
+            return ""
+        return (
+            f"nothing to capture: `{func.name.value}` runs no tensor op of its own "
+            "(the modules and functions it calls compile as frames of their own either way)"
+        )
 
     def removed_by_cause(self, site: BreakSite) -> bool:
         """Whether GBF010, active in this run, removes this break at its cause (the site is its own).
@@ -430,9 +468,11 @@ class FunctionScopedRule(Rule):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.functions.append(None)
+        self._classes.append(node)
 
     def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
         self.functions.pop()
+        self._classes.pop()
         return updated_node
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:

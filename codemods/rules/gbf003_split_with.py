@@ -201,11 +201,9 @@ class SplitWith(BlockRule):
             return updated_node
         sites = self.breaks_in([original_node.body])
         dunder = next(filter(None, (self.breaking_dunder(i) for i in original_node.items)), None)
-        if sites:
-            where = f"{sites[0].reason.describe()}, line {self.line_of(sites[0].node)}"
-        else:
-            where = f"`{dunder}` itself breaks"
-        message = f"graph break inside a `with` block ({where}) makes Dynamo skip `{func.name.value}`"
+        message = self.describe_break(func, sites, "" if sites else f"`{dunder}` itself breaks")
+        if self.report_nothing_to_capture(original_node, func, message):
+            return updated_node
         reason = self.split_refusal(original_node, sites, dunder)
         if reason is None:
             safe = all(self.reentrant(i) or self.resumable(i) for i in original_node.items)

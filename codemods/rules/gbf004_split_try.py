@@ -196,8 +196,9 @@ class SplitTry(BlockRule):
             return updated_node
         assert plan is not None
         sites = self.breaks_in([original_node.body])
-        where = f"{sites[0].reason.describe()}, line {self.line_of(sites[0].node)}"
-        message = f"graph break inside a `try` block ({where}) makes Dynamo skip `{func.name.value}`"
+        message = self.describe_break(func, sites)
+        if self.report_nothing_to_capture(original_node, func, message):
+            return updated_node
         if plan.split_at is None:
             return self.outline(original_node, updated_node, func, message, unsafe_alternative=plan.unsafe_alternative)
         note = "" if plan.safe else _UNSAFE_WHY

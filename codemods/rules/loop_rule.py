@@ -25,7 +25,6 @@ from codemods.analysis.breaks import (
     sites_that_skip,
 )
 from codemods.analysis.hoist import HoistPlan, HoistRefusal, loop_parts, loop_runs_once_at_least, plan_hoist
-from codemods.analysis.tensors import TensorFacts, inline_tensor_ops, submodule_attributes, torch_aliases
 from codemods.analysis.unroll import ModuleConstants
 from codemods.fastcst.positions import LazyPositionProvider
 from codemods.rules.base import FunctionScopedRule
@@ -39,44 +38,6 @@ class LoopRule(FunctionScopedRule):
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)
         self.constants = ModuleConstants(node)
-        self.torch_names = torch_aliases(node)
-        #: the classes around the current statement, innermost last
-        self.classes: list[cst.ClassDef] = []
-        #: function node id -> its inline tensor ops (a function may hold several loops)
-        self._inline_ops: dict[int, int] = {}
-        #: class node id -> the attributes its methods assign submodules to
-        self._submodules: dict[int, frozenset[str]] = {}
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        super().visit_ClassDef(node)
-        self.classes.append(node)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
-        self.classes.pop()
-        return super().leave_ClassDef(original_node, updated_node)
-
-    def inline_ops(self, func: cst.FunctionDef) -> int:
-        """Tensor ops written in ``func`` itself (the enclosing original function): what a fix can capture."""
-        if id(func) not in self._inline_ops:
-            is_method = len(self.functions) >= 2 and self.functions[-2] is None
-            submodules: frozenset[str] = frozenset()
-            if is_method and self.classes:
-                cls = self.classes[-1]
-                if id(cls) not in self._submodules:
-                    self._submodules[id(cls)] = submodule_attributes(cls)
-                submodules = self._submodules[id(cls)]
-            facts = TensorFacts(func, is_method, submodules, self.torch_names)
-            self._inline_ops[id(func)] = inline_tensor_ops(facts, [func.body])
-        return self._inline_ops[id(func)]
-
-    def nothing_to_capture(self, func: cst.FunctionDef) -> str:
-        """Why a fix would capture nothing in ``func``, or "" when it would capture something."""
-        if self.inline_ops(func):
-            return ""
-        return (
-            f"nothing to capture: `{func.name.value}` runs no tensor op of its own "
-            "(the modules and functions it calls compile as frames of their own either way)"
-        )
 
     def constant(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """The literal a name read in the current function always stands for (a module constant)."""
