@@ -243,7 +243,7 @@ class _Collector(ScopeTracker):
         super().visit_For(node)
         if not self._func_stack or not isinstance(node.target, cst.Name):
             return
-        source = dotted_name(node.iter)
+        source = dotted_name(_unsliced(node.iter))
         if source and source.startswith("self.") and source.count(".") == 1:
             aliases = self.loop_aliases.setdefault(id(self._func_stack[-1].node), {})
             aliases[node.target.value] = source[5:]
@@ -362,6 +362,17 @@ class _Guard:
 
     def holds(self) -> bool:
         return bool(names_in(self.scope, self.call.func) & IS_COMPILING)
+
+
+def _unsliced(iterable: cst.BaseExpression) -> cst.BaseExpression:
+    """``self.layers`` for ``self.layers[: n]``: a slice of a module list holds the same modules."""
+    if (
+        isinstance(iterable, cst.Subscript)
+        and len(iterable.slice) == 1
+        and isinstance(iterable.slice[0].slice, cst.Slice)
+    ):
+        return iterable.value
+    return iterable
 
 
 def _callee_name(node: cst.Call) -> Optional[str]:

@@ -29,3 +29,14 @@ def long_docstring(body: list[ast.stmt]) -> Optional[ast.Expr]:
     ):
         return first
     return None
+
+
+def iterated_submodule(node: ast.AST) -> Optional[str]:
+    """``attr`` of a loop over ``self.attr`` or a slice of it (``self.layers[: n]``): the
+    submodules a loop variable takes."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        node = node.value
+    source = dotted(node)
+    if source and source.startswith("self.") and source.count(".") == 1:
+        return source[5:]
+    return None

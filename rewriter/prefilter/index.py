@@ -52,7 +52,7 @@ from codemods.analysis.catalogue import (
     logger_entry,
     method_entry,
 )
-from rewriter.prefilter.astnodes import dotted, long_docstring
+from rewriter.prefilter.astnodes import dotted, iterated_submodule, long_docstring
 from rewriter.prefilter.facts import _expressions_of
 from rewriter.prefilter.tensor_evidence import TensorEvidence, torch_names
 from rewriter.prefilter.text import normal
@@ -237,9 +237,9 @@ def _walk(tree: ast.Module, module: str, is_package: bool) -> _Statements:
                 found.imports.setdefault(bound, alias.name if alias.asname else bound)
         else:
             if kind in _FORS and isinstance(node.target, ast.Name):
-                source = dotted(node.iter)
-                if source and source.startswith("self.") and source.count(".") == 1:
-                    found.loop_aliases.setdefault(node.target.id, set()).add(source[5:])
+                attr = iterated_submodule(node.iter)
+                if attr is not None:
+                    found.loop_aliases.setdefault(node.target.id, set()).add(attr)
             for name in _BLOCK_FIELDS:
                 stack.extend((s, in_function, prefix, owner) for s in getattr(node, name, ()))
             for handler in getattr(node, "handlers", ()):
