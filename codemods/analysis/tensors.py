@@ -364,6 +364,15 @@ class TensorFacts:
         head, _, last = name.rpartition(".")
         return (head == "self" and last in self.submodules) or (not head and bool(last))
 
+    def is_evidenced_op(self, node: cst.CSTNode) -> bool:
+        """A tensor op on evidence: a call of ``torch``, a method of a known tensor, an expression
+        whose kind is a tensor (not an unknown value's arithmetic)."""
+        if isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Attribute) and self.kind(node.func.value) == TENSOR:
+                return True
+            return self._call_kind(node) == TENSOR
+        return isinstance(node, cst.BaseExpression) and self.kind(node) == TENSOR
+
     def is_tensor_op(self, node: cst.CSTNode) -> bool:
         """Whether ``node`` itself likely runs a tensor op in this frame."""
         if isinstance(node, cst.Call):
@@ -419,8 +428,18 @@ def _bound_by(alias: cst.ImportAlias) -> str:
 
 
 def inline_tensor_ops(facts: TensorFacts, roots: Sequence[cst.CSTNode]) -> int:
-    """Tensor ops written in ``roots`` themselves: nested functions, lambdas and classes aside."""
-    return sum(1 for root in roots for node in facts._own_nodes(root) if facts.is_tensor_op(node))
+    """Tensor ops written in ``roots`` themselves: nested functions, lambdas and classes aside.
+
+    A function that passes ``*args``/``**kwargs`` on (a decorator's wrapper)
+    counts its unknown arithmetic and comparisons only when something in it
+    is a tensor on evidence: its own code is bookkeeping around the call.
+    """
+    ops = [node for root in roots for node in facts._own_nodes(root) if facts.is_tensor_op(node)]
+    params = facts.func.params
+    forwards = isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None
+    if forwards and not any(facts.is_evidenced_op(node) for node in ops):
+        return 0
+    return len(ops)
 
 
 def torch_aliases(module: cst.Module) -> frozenset[str]:

@@ -101,6 +101,9 @@ class UnitSummary:
     instances: tuple[tuple[str, str], ...]
     #: its text writes ``for``, ``while``, ``with`` or ``try``: it may hold a loop or block
     holds_blocks: bool
+    #: a function that calls its first parameter (a decorator's wrapper calls the function it
+    #: wraps): that parameter's name, else ""
+    wraps: str = ""
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,15 @@ class FileSummary:
     compiled: tuple[tuple[str, str, int], ...]
     #: ``for v in self.attr``: (v, attrs), anywhere in the file
     loop_aliases: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def _first_parameter(d: "_Def") -> str:
+    """The first positional parameter of a function that is not a method ("" otherwise)."""
+    if d.cls is not None:
+        return ""
+    args = d.node.args
+    names = [a.arg for a in (*args.posonlyargs, *args.args)]
+    return names[0] if names else ""
 
 
 # -- module names ------------------------------------------------------------------------
@@ -376,6 +388,8 @@ class _Reader:
         lines = _LineIndex(self.text)
         per_unit: list[set[Call]] = [set() for _ in self.units]
         direct: list[Optional[tuple[str, bool, int]]] = [None] * len(self.units)
+        firsts = [_first_parameter(d) for d in self.units]
+        wraps = [""] * len(self.units)
         compiled: list[tuple[str, str, int]] = []
         instances = self._instances()
         quiet = _Spans(self.found.docstrings)
@@ -401,6 +415,8 @@ class _Reader:
                 if found is not None:
                     direct[at] = (found.reason, found.raises, line)
             call = self._kept(name, receiver, instances[at]) if receiver is not None else None
+            if call is None and receiver == "" and name == firsts[at] and name not in self.bound:
+                call, wraps[at] = ("n", "", name), name
             if call is not None:
                 per_unit[at].add(call)
         for match in CONDITION_LINE.finditer(self.text):
@@ -419,7 +435,9 @@ class _Reader:
             if at is not None:
                 marks[at] = True
         units = tuple(
-            self._unit(index, per_unit[index], direct[index], instances[index], blocks[index], marks[index])
+            self._unit(
+                index, per_unit[index], direct[index], instances[index], blocks[index], marks[index], wraps[index]
+            )
             for index in range(len(self.units))
         )
         return FileSummary(
@@ -451,6 +469,7 @@ class _Reader:
         instances: dict[str, str],
         holds: bool,
         marks: bool,
+        wraps: str = "",
     ) -> UnitSummary:
         d = self.units[index]
         decorators = tuple(name for name in (dotted(_callee(dec)) for dec in d.node.decorator_list) if name)
@@ -466,6 +485,7 @@ class _Reader:
             marks,
             tuple(sorted(instances.items())),
             holds,
+            wraps,
         )
 
     def _compiled_by_decorator(self, unit: _Def) -> str:

@@ -138,6 +138,18 @@ class Project:
         #: units Dynamo never traces (decorated with ``torch.compiler.disable`` and the like)
         self.opaque = {index for index in range(len(self.units)) if self._is_opaque(index)}
         self._module_class: dict[tuple[str, str], Optional[str]] = {}
+        #: a decorator whose wrapper calls the function it wraps -> the units decorated with it
+        self.decorated_by: dict[int, list[int]] = {}
+        for index, (summary, unit) in enumerate(self.units):
+            for name in unit.decorators:
+                for decorator in self._target_units(self.resolve(summary.path, name)):
+                    if self.units[decorator][1].wraps:
+                        self.decorated_by.setdefault(decorator, []).append(index)
+        #: the reverse: a unit -> the decorators whose wrappers run around it
+        self.wrapped_by: dict[int, list[int]] = {}
+        for decorator, decorated in self.decorated_by.items():
+            for index in decorated:
+                self.wrapped_by.setdefault(index, []).append(decorator)
         self.edges = [self._edges(index) for index in range(len(self.units))]
         self.breaks = self._breaks()
         self.reached = self._reach()
@@ -283,6 +295,8 @@ class Project:
                     return found
             return []
         if kind == "n":
+            if name and name == unit.wraps:
+                return list(self.decorated_by.get(index, ()))
             found = []
             if cls is not None:
                 for attr in self.aliases[path].get(name, ()):
@@ -413,11 +427,12 @@ class Project:
                 queue.append(index)
         while queue:
             index = queue.popleft()
-            for _, targets in self.edges[index]:
-                for target in targets:
-                    if target not in found and target not in self.opaque:
-                        found[target] = _Reached(found[index].entry, index)
-                        queue.append(target)
+            # a decorator's wrapper runs around the function it decorates, and calls it
+            wrappers = self.wrapped_by.get(index, ())
+            for target in [*(t for _, targets in self.edges[index] for t in targets), *wrappers]:
+                if target not in found and target not in self.opaque:
+                    found[target] = _Reached(found[index].entry, index)
+                    queue.append(target)
         return found
 
     def reach_of(self, index: int) -> Optional[Reach]:
@@ -458,6 +473,14 @@ class Project:
         edges = dict(self.edges[index])
         for call in unit.calls:
             kind, receiver, name = call
+            if kind == "n" and name == unit.wraps:
+                # the wrapped function is whichever the decorator decorates: the file cannot see it
+                key = f"{name}@{unit.qualname}"
+                shown = [t for t in self.decorated_by.get(index, ()) if t in self.breaks]
+                if shown and key not in out:
+                    via, found = self.break_chain(shown[0])
+                    out[key] = ExternalBreak(found.reason, found.raises, via, f"{_shown(found.path)}:{found.line}")
+                continue
             for key, callee in self._keys(summary.path, unit, call):
                 if key in out:
                     continue
