@@ -341,11 +341,23 @@ IS_COMPILING = frozenset(
 )
 
 
+#: the same guards as libraries name their own wrappers of them (``transformers.utils.is_torchdynamo_compiling``),
+#: matched by last name on an imported function
+LIBRARY_IS_COMPILING = frozenset({"is_torchdynamo_compiling", "is_dynamo_compiling", "is_compiling"})
+
+
 def compiling_test(test: cst.BaseExpression) -> Optional[tuple[cst.Call, bool]]:
-    """``(call, negated)`` when ``test`` is ``f()`` or ``not f()`` with no arguments, else None.
+    """``(call, negated)`` when ``test`` is ``f()`` or ``not f()`` with no arguments, else None;
+    ``not f() and …`` is ``not f()`` for the suite (it never runs while ``f()`` answers True).
 
     Whether ``f`` is one of :data:`IS_COMPILING` is decided by name later, in the test's scope.
     """
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        for part in (test.left, test.right):
+            found = compiling_test(part)
+            if found is not None and found[1]:
+                return found
+        return None
     negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
     call = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
     if isinstance(call, cst.Call) and not call.args:
@@ -361,7 +373,10 @@ class _Guard:
     scope: Scope
 
     def holds(self) -> bool:
-        return bool(names_in(self.scope, self.call.func) & IS_COMPILING)
+        names = names_in(self.scope, self.call.func)
+        return bool(names & IS_COMPILING) or any(
+            "." in name and name.rpartition(".")[2] in LIBRARY_IS_COMPILING for name in names
+        )
 
 
 def _unsliced(iterable: cst.BaseExpression) -> cst.BaseExpression:
