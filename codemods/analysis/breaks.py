@@ -241,12 +241,26 @@ class _Collector(ScopeTracker):
 
     def visit_For(self, node: cst.For) -> None:
         super().visit_For(node)
-        if not self._func_stack or not isinstance(node.target, cst.Name):
+        target: cst.BaseExpression = node.target
+        iterable = node.iter
+        if (
+            isinstance(target, cst.Tuple)
+            and len(target.elements) == 2
+            and isinstance(iterable, cst.Call)
+            and isinstance(iterable.func, cst.Name)
+            and iterable.func.value == "enumerate"
+            and len(iterable.args) == 1
+            and iterable.args[0].keyword is None
+            and not iterable.args[0].star
+        ):
+            # ``for i, layer in enumerate(self.layers)``: ``layer`` takes the submodules
+            target, iterable = target.elements[1].value, iterable.args[0].value
+        if not self._func_stack or not isinstance(target, cst.Name):
             return
-        source = dotted_name(_unsliced(node.iter))
+        source = dotted_name(_unsliced(iterable))
         if source and source.startswith("self.") and source.count(".") == 1:
             aliases = self.loop_aliases.setdefault(id(self._func_stack[-1].node), {})
-            aliases[node.target.value] = source[5:]
+            aliases[target.value] = source[5:]
 
     def visit_Module(self, node: cst.Module) -> None:
         self._module = node
@@ -535,11 +549,12 @@ class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]
             self.set_metadata(call, reason)
         for fn in self.functions:
             for call, callee in fn.callees:
-                target = _lookup(self, fn, callee)
+                targets = _lookup(self, fn, callee)
+                target = next((t for t in targets if resolved.get(id(t.node))), None)
                 inner = resolved.get(id(target.node)) if target is not None else None
                 if target is not None and inner is not None:
                     self.set_metadata(call, BreakReason(inner.reason, inner.raises, via=target.qualname))
-                elif target is None:
+                elif not targets:
                     found = _external(self, fn, callee)
                     if found is not None:
                         self.set_metadata(call, BreakReason.external(found))
@@ -567,38 +582,48 @@ def _external(collector: _Collector, caller: _Function, callee: str) -> Optional
     return table.get(key) if key is not None else None
 
 
-def _lookup(collector: _Collector, caller: _Function, callee: str) -> Optional[_Function]:
-    """The same-module function a dotted call name refers to, if any."""
+def _lookup(collector: _Collector, caller: _Function, callee: str) -> list[_Function]:
+    """The same-module functions a dotted call name may run (a submodule assigned one of
+    several classes may run the ``forward`` of each); empty when none is known."""
     parts = callee.split(".")
     cls = caller.cls or caller.owner
     if len(parts) == 1:
         name = parts[0]
         if name in collector.nested_functions:
-            return collector.nested_functions[name][-1]
+            return [collector.nested_functions[name][-1]]
         if name in collector.module_functions:
-            return collector.module_functions[name]
+            return [collector.module_functions[name]]
         if cls is not None:
             attr = collector.loop_aliases.get(id(caller.node), {}).get(name)
             if attr is not None:
-                return _submodule_forward(collector, cls, attr)
+                return _submodule_forwards(collector, cls, attr)
         if name in collector.class_methods:
-            return collector.class_methods[name].get("__init__")
-        return None
+            init = collector.class_methods[name].get("__init__")
+            return [init] if init is not None else []
+        return []
     if parts[0] == "self" and len(parts) == 2 and cls is not None:
         method = collector.class_methods.get(cls, {}).get(parts[1])
         if method is not None:
-            return method
-        return _submodule_forward(collector, cls, parts[1])
-    return None
+            return [method]
+        return _submodule_forwards(collector, cls, parts[1])
+    return []
 
 
-def _submodule_forward(collector: _Collector, cls: str, attr: str) -> Optional[_Function]:
+def _submodule_forwards(collector: _Collector, cls: str, attr: str) -> list[_Function]:
+    found = []
     for sub_cls in sorted(collector.submodules.get(cls, {}).get(attr, ())):
         methods = collector.class_methods.get(sub_cls, {})
         forward = methods.get("forward") or methods.get("__call__")
         if forward is not None:
-            return forward
-    return None
+            found.append(forward)
+    return found
+
+
+def _breaking(
+    targets: list[_Function], caller: _Function, breaks: Mapping[int, Optional[BreakReason]]
+) -> Optional[_Function]:
+    """The first of ``targets`` (not the caller itself) known to break."""
+    return next((t for t in targets if t is not caller and breaks.get(id(t.node))), None)
 
 
 def _resolve(collector: _Collector) -> dict[int, Optional[BreakReason]]:
@@ -611,14 +636,15 @@ def _resolve(collector: _Collector) -> dict[int, Optional[BreakReason]]:
             if result[id(fn.node)] is not None:
                 continue
             for _call, callee in fn.callees:
-                target = _lookup(collector, fn, callee)
-                if target is not None and target is not fn and result.get(id(target.node)):
+                targets = _lookup(collector, fn, callee)
+                target = _breaking(targets, fn, result)
+                if target is not None:
                     inner = result[id(target.node)]
                     assert inner is not None
                     result[id(fn.node)] = BreakReason(inner.reason, inner.raises, via=target.qualname)
                     changed = True
                     break
-                found = _external(collector, fn, callee) if target is None else None
+                found = _external(collector, fn, callee) if not targets else None
                 if found is not None:
                     result[id(fn.node)] = BreakReason.external(found)
                     changed = True

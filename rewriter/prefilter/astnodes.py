@@ -40,3 +40,23 @@ def iterated_submodule(node: ast.AST) -> Optional[str]:
     if source and source.startswith("self.") and source.count(".") == 1:
         return source[5:]
     return None
+
+
+def loop_submodule(loop: ast.AST) -> Optional[tuple[str, str]]:
+    """``(variable, attr)`` of ``for v in self.attr`` (or a slice of it), and of
+    ``for i, v in enumerate(self.attr)``: the loop variable that takes the submodules."""
+    target, iterable = getattr(loop, "target", None), getattr(loop, "iter", None)
+    if (
+        isinstance(target, ast.Tuple)
+        and len(target.elts) == 2
+        and isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "enumerate"
+        and len(iterable.args) == 1
+        and not iterable.keywords
+    ):
+        target, iterable = target.elts[1], iterable.args[0]
+    if not isinstance(target, ast.Name) or iterable is None:
+        return None
+    attr = iterated_submodule(iterable)
+    return (target.id, attr) if attr is not None else None

@@ -41,7 +41,7 @@ from codemods.analysis.catalogue import (
     WATCHED_NAMES,
 )
 from codemods.analysis.reach import ProjectFacts
-from rewriter.prefilter.astnodes import dotted, iterated_submodule, long_docstring
+from rewriter.prefilter.astnodes import dotted, long_docstring, loop_submodule
 from rewriter.prefilter.text import (
     ALIAS_REST,
     CALL,
@@ -375,10 +375,9 @@ class ScreenFacts:
                 if cls is ast.While:
                     parts.append((node.test.lineno, node.test.end_lineno or node.test.lineno))
                 self._holders.append((kind, parts, (node.lineno, parts[0][0])))
-                if cls in _FORS and isinstance(node.target, ast.Name):
-                    attr = iterated_submodule(node.iter)
-                    if attr is not None:
-                        self.loop_aliases.setdefault(node.target.id, set()).add(attr)
+                looped = loop_submodule(node) if cls in _FORS else None
+                if looped is not None:
+                    self.loop_aliases.setdefault(looped[0], set()).add(looped[1])
                 # a def in a block of a class body is still a method of that class
                 for field in ("body", "orelse", "finalbody"):
                     stack.extend((s, in_function, owner, prefix) for s in getattr(node, field, ()))

@@ -52,7 +52,7 @@ from codemods.analysis.catalogue import (
     logger_entry,
     method_entry,
 )
-from rewriter.prefilter.astnodes import dotted, iterated_submodule, long_docstring
+from rewriter.prefilter.astnodes import dotted, long_docstring, loop_submodule
 from rewriter.prefilter.facts import _expressions_of
 from rewriter.prefilter.tensor_evidence import TensorEvidence, torch_names
 from rewriter.prefilter.text import normal
@@ -248,10 +248,9 @@ def _walk(tree: ast.Module, module: str, is_package: bool) -> _Statements:
                 bound = alias.asname or alias.name.split(".", 1)[0]
                 found.imports.setdefault(bound, alias.name if alias.asname else bound)
         else:
-            if kind in _FORS and isinstance(node.target, ast.Name):
-                attr = iterated_submodule(node.iter)
-                if attr is not None:
-                    found.loop_aliases.setdefault(node.target.id, set()).add(attr)
+            looped = loop_submodule(node) if kind in _FORS else None
+            if looped is not None:
+                found.loop_aliases.setdefault(looped[0], set()).add(looped[1])
             for name in _BLOCK_FIELDS:
                 stack.extend((s, in_function, prefix, owner) for s in getattr(node, name, ()))
             for handler in getattr(node, "handlers", ()):
