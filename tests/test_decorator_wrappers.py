@@ -107,3 +107,22 @@ def test_the_wrapper_runs_under_compile_through_the_function_it_decorates(tree: 
 def test_nothing_is_rewritten(tree: Path) -> None:
     result = CliRunner().invoke(app, ["apply", "pkg", "--dry-run"])
     assert result.exit_code == 0 and result.stdout == "", result.output
+
+
+def test_a_method_of_an_expression_breaks_across_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``(x > 0).nonzero()`` in another file breaks the loop calling it, as it would in the same file."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "gate.py").write_text(
+        "import torch\n\n\nclass Gate(torch.nn.Module):\n    def forward(self, x):\n"
+        "        hit = (x > 0).nonzero()\n        return x * hit.shape[0]\n"
+    )
+    (tmp_path / "pkg" / "model.py").write_text(
+        "import torch\n\nfrom .gate import Gate\n\n\nclass Model(torch.nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.gates = torch.nn.ModuleList([Gate() for _ in range(2)])\n\n"
+        "    def forward(self, x):\n        for gate in self.gates:\n            x = gate(x) + 1\n        return x\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    (finding,) = _scan()
+    assert (finding["path"], finding["line"], finding["code"]) == ("pkg/model.py", 12, "GBF002")
+    assert "pkg/gate.py:Gate.forward: Tensor.nonzero() has a data-dependent output shape" in finding["message"]

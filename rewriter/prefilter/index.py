@@ -404,8 +404,9 @@ class _Reader:
             if receiver == "super()":
                 per_unit[at].add(("super", "", name))
                 continue
-            if direct[at] is None and receiver is not None:
-                entry = self.catalogue(name, receiver, start + len(name))
+            if direct[at] is None:
+                # ``(x > 0).nonzero()``: a method entry matches whatever its receiver is, as in the file's analysis
+                entry = self.catalogue(name, receiver if receiver is not None else "()", start + len(name))
                 node = self.call_at(line, name) if entry is not None else None
                 if entry is not None and node is not None and _arity_fits(entry, node):
                     direct[at] = (entry.reason, entry.raises, line)
