@@ -286,6 +286,8 @@ def programs(draw, plain_breaks: bool = False, holders: tuple[str, ...] = ()) ->
     w.emit(0, "import torch")
     w.emit(0, "")
     w.emit(0, "def f(x, n, vals, log):")
+    # tensor work of the frame's own: without it every fix would be "nothing to capture"
+    w.emit(1, "x = x * 1")
     w.emit(1, "acc = 0")
     w.emit(1, "fns = []")
     top = Block(depth=1)
@@ -401,7 +403,7 @@ def check_same_behaviour(source: str, fix_mode: str, fold: bool = False) -> None
 
 
 def _program(*body: str) -> str:
-    lines = ["import torch", "", "def f(x, n, vals, log):", "    acc = 0", "    fns = []"]
+    lines = ["import torch", "", "def f(x, n, vals, log):", "    x = x * 1", "    acc = 0", "    fns = []"]
     return "\n".join(lines + ["    " + line for line in body]) + "\n"
 
 
@@ -541,6 +543,7 @@ def test_gbf003_unsafe_fix_keeps_entering_a_manager_around_only_the_break() -> N
     source = (
         "import torch\n\n"
         "def f(x, n, vals, log):\n"
+        "    x = x * 1\n"
         '    with Rec(log, "w1"):\n'
         "        torch._dynamo.graph_break()\n"
         "    return x\n"
