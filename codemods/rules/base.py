@@ -11,7 +11,7 @@ node unchanged.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Collection, Iterator, Optional, Union
+from typing import Any, ClassVar, Collection, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
@@ -403,6 +403,15 @@ class FunctionScopedRule(Rule):
             facts = TensorFacts(func, is_method, submodules, self._torch_names)
             self._inline_ops[id(func)] = inline_tensor_ops(facts, [func.body])
         return self._inline_ops[id(func)]
+
+    def skip_message(self, holder: str, func: cst.FunctionDef, sites: Sequence[BreakSite], where: str = "") -> str:
+        """A finding's message: the break in ``holder`` (``a loop``), the frame it skips, and the
+        inline tensor work lost there; ``where`` stands for the first break when given."""
+        if not where:
+            where = f"{sites[0].reason.describe()}, line {self.line_of(sites[0].node)}"
+        ops = self.inline_ops(func)
+        work = f" and its {ops} inline tensor op{'s' if ops != 1 else ''}" if ops else ""
+        return f"graph break inside {holder} ({where}) makes Dynamo skip `{func.name.value}`{work}"
 
     def nothing_to_capture(self, func: cst.FunctionDef) -> str:
         """Why a fix would capture nothing in ``func``, or "" when it would capture something.

@@ -103,11 +103,7 @@ class BlockRule(FunctionScopedRule):
 
     def describe_break(self, func: cst.FunctionDef, sites: Sequence[BreakSite], where: str = "") -> str:
         """The finding's message: the break, the frame it skips and the inline tensor work lost there."""
-        if not where:
-            where = f"{sites[0].reason.describe()}, line {self.line_of(sites[0].node)}"
-        ops = self.inline_ops(func)
-        work = f" and its {ops} inline tensor op{'s' if ops != 1 else ''}" if ops else ""
-        return f"graph break inside a `{self.KIND}` block ({where}) makes Dynamo skip `{func.name.value}`{work}"
+        return self.skip_message(f"a `{self.KIND}` block", func, sites, where)
 
     def report_nothing_to_capture(self, original: Block, func: cst.FunctionDef, message: str) -> bool:
         """Report the block without a fix when ``func`` runs no tensor op of its own; True when so."""

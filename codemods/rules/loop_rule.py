@@ -74,7 +74,4 @@ class LoopRule(FunctionScopedRule):
         return [s for s in sites_that_skip([loop.body], sites, self._start) if not self.removed_by_cause(s)]
 
     def describe_break(self, func: cst.FunctionDef, sites: list[BreakSite]) -> str:
-        where = f"{sites[0].reason.describe()}, line {self.line_of(sites[0].node)}"
-        ops = self.inline_ops(func)
-        work = f" and its {ops} inline tensor op{'s' if ops != 1 else ''}" if ops else ""
-        return f"graph break inside a loop ({where}) makes Dynamo skip `{func.name.value}`{work}"
+        return self.skip_message("a loop", func, sites)
