@@ -394,16 +394,15 @@ class ReplaceLoopControl(cst.CSTTransformer):
 def first_unconditional_binding(body: Sequence[cst.BaseStatement], name: str) -> int | None:
     """Index of the top-level statement that binds ``name`` before anything reads it.
 
-    Returns None when the first statement mentioning ``name`` reads it, binds
-    it only conditionally (inside ``if``/``try``/a loop), or when a statement
-    before it may ``continue`` (which would skip the binding).
+    Returns None when the first statement mentioning ``name`` reads it, or
+    binds it only conditionally (inside ``if``/``try``/a loop). A statement
+    before it may end the trip (``continue``, ``break``): that trip never
+    reads the name, and the next one binds it again before reading it.
     """
     for index, stmt in enumerate(body):
         use = name_use([stmt])
         mentioned = name in use.bound or name in use.read or name in use.closure_read
         if not mentioned:
-            if exits_of([stmt]).continues:
-                return None
             continue
         if not isinstance(stmt, cst.SimpleStatementLine):
             return None

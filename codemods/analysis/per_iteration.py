@@ -17,9 +17,10 @@ How the body's names stay exact (the driver is the outlined loop, see
 
 * Names the rest of the function shares (the outline's ``nonlocal`` and
   ``global`` names) are shared by the body too.
-* A loop target is a parameter of the body, unless the body rebinds it or a
-  closure in the body captures it: then it stays the driver's, bound by the
-  loop and shared by the body.
+* A loop target is a parameter of the body, unless a closure in the body
+  captures it, or the body rebinds it and the driver or the function reads
+  it after the trip: then it stays the driver's, bound by the loop and
+  shared by the body.
 * A name the body binds that carries a value from one trip to the next (read
   before it is bound, bound only on some paths, captured by a closure) or
   that the driver reads (a ``while`` condition, the ``else`` clause) lives in
@@ -91,10 +92,10 @@ def plan_step(loop: Loop, outline: OutlinePlan) -> StepPlan:
     plan = StepPlan(breaks=exits.breaks, returns=exits.returns)
     shared = set(outline.nonlocals)
     for name in targets:
-        if name in use.bound or name in use.closure_read:
+        if name in use.closure_read or (name in use.bound and (name in shared or name in driver_reads)):
             plan.nonlocals.append(name)  # the driver's loop binds it
         else:
-            plan.params.append(name)
+            plan.params.append(name)  # rebinding it in the body is the trip's own business
     for name in sorted(use.bound):
         if is_generated(name) or name in targets:
             continue

@@ -383,13 +383,22 @@ class FunctionScopedRule(Rule):
         self._classes: list[cst.ClassDef] = []
         #: function node id -> its inline tensor ops (a function may hold several sites)
         self._inline_ops: dict[int, int] = {}
+        self._facts: dict[int, TensorFacts] = {}
         #: class node id -> the attributes its methods assign submodules to
         self._submodules: dict[int, frozenset[str]] = {}
         self._torch_names: Optional[frozenset[str]] = None
 
-    def inline_ops(self, func: cst.FunctionDef) -> int:
-        """Tensor ops written in ``func`` itself (the enclosing original function): what a fix can capture."""
+    def inline_ops(self, func: cst.FunctionDef, within: Optional[cst.CSTNode] = None) -> int:
+        """Tensor ops written in ``func`` itself (the enclosing original function): what a fix can
+        capture; with ``within`` (a node of ``func``), only those written there."""
+        if within is not None:
+            return inline_tensor_ops(self._tensor_facts(func), [within])
         if id(func) not in self._inline_ops:
+            self._inline_ops[id(func)] = inline_tensor_ops(self._tensor_facts(func), [func.body])
+        return self._inline_ops[id(func)]
+
+    def _tensor_facts(self, func: cst.FunctionDef) -> TensorFacts:
+        if id(func) not in self._facts:
             is_method = len(self.functions) >= 2 and self.functions[-2] is None
             submodules: frozenset[str] = frozenset()
             if is_method and self._classes:
@@ -400,9 +409,8 @@ class FunctionScopedRule(Rule):
             if self._torch_names is None:
                 assert self._module is not None
                 self._torch_names = torch_aliases(self._module)
-            facts = TensorFacts(func, is_method, submodules, self._torch_names)
-            self._inline_ops[id(func)] = inline_tensor_ops(facts, [func.body])
-        return self._inline_ops[id(func)]
+            self._facts[id(func)] = TensorFacts(func, is_method, submodules, self._torch_names)
+        return self._facts[id(func)]
 
     def skip_message(self, holder: str, func: cst.FunctionDef, sites: Sequence[BreakSite], where: str = "") -> str:
         """A finding's message: the break in ``holder`` (``a loop``), the frame it skips, and the

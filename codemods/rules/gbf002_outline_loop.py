@@ -157,12 +157,25 @@ class OutlineLoop(LoopRule):
             return updated
         if not self.report(original, message, "safe"):
             return updated
-        step_plan = plan_step(original, plan)
         driver = self.names.fresh("loop", _loop_hint(original))
+        if not self._body_ops(original, func):
+            # Nothing of the body's own would run in a graph: the calls it makes
+            # compile as frames of their own from the skipped loop helper, and a
+            # per-trip frame around them would only add guards and graph calls.
+            return cst.FlattenSentinel(build_outline(updated, plan, driver))
+        step_plan = plan_step(original, plan)
         step = self.names.fresh("step", _step_hint(original))
         function, loop = build_step(updated, step_plan, step, f"_gbfix_exit_{step.rsplit('_', 1)[1]}")
         prelude = [*driver_declarations(step_plan), function]
         return cst.FlattenSentinel(build_outline(loop, plan, driver, prelude))
+
+
+    def _body_ops(self, loop: Loop, func: cst.FunctionDef) -> int:
+        """Tensor ops written in the loop's body (and a ``while`` condition): what a per-trip frame captures."""
+        ops = self.inline_ops(func, within=loop.body)
+        if isinstance(loop, cst.While):
+            ops += self.inline_ops(func, within=loop.test)
+        return ops
 
 
 def _loop_hint(loop: Loop) -> str:
@@ -175,6 +188,8 @@ def _loop_hint(loop: Loop) -> str:
         if not wraps:
             return ""  # `range(n)`: a count, not a collection
         iterable = iterable.args[0].value
+    if isinstance(iterable, cst.Subscript):
+        iterable = iterable.value  # `self.layers[: n]` runs over (some of) the layers
     return hint_of(dotted_name(iterable))
 
 

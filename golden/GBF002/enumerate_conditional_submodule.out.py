@@ -47,7 +47,7 @@ class Model(nn.Module):
     def forward(self, h):
         h = h * 2
 
-        def _gbfix_loop_1():
+        def _gbfix_layers_loop_1():
             nonlocal h
 
             def _gbfix_step_2(i, layer):
@@ -57,7 +57,7 @@ class Model(nn.Module):
             for i, layer in enumerate(self.layers[: self.depth]):
                 _gbfix_step_2(i, layer)
 
-        _gbfix_loop_1()
+        _gbfix_layers_loop_1()
         return h.softmax(-1)
 
 

@@ -1,4 +1,4 @@
-"""A loop that rebinds a module global: the helper declares it global too."""
+"""A loop that rebinds a module global and runs no tensor op: outlined whole, the helper declares it global too."""
 import torch
 
 CALLS = 0
@@ -11,14 +11,9 @@ def f(x, n=2):
 
     def _gbfix_loop_1():
         global CALLS
-
-        def _gbfix_i_step_2(i):
-            global CALLS
+        for i in range(n):
             CALLS += 1
             print("call", i)
-
-        for i in range(n):
-            _gbfix_i_step_2(i)
 
     _gbfix_loop_1()
     return x * (CALLS - start)

@@ -30,7 +30,7 @@ class Model(nn.Module):
     def forward(self, h):
         h = h * 2
 
-        def _gbfix_loop_1():
+        def _gbfix_layers_loop_1():
             nonlocal h
 
             def _gbfix_layer_step_2(layer):
@@ -40,7 +40,7 @@ class Model(nn.Module):
             for layer in self.layers[: self.depth]:
                 _gbfix_layer_step_2(layer)
 
-        _gbfix_loop_1()
+        _gbfix_layers_loop_1()
         return h.softmax(-1)
 
 

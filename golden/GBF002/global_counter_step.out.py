@@ -1,0 +1,35 @@
+"""A loop that rebinds a module global and computes on a tensor: the per-trip function declares it global too."""
+import torch
+
+CALLS = 0
+
+
+def f(x, n=2):
+    global CALLS
+    start = CALLS
+    x = x + 1
+
+    def _gbfix_loop_1():
+        global CALLS
+        nonlocal x
+
+        def _gbfix_i_step_2(i):
+            global CALLS
+            nonlocal x
+            CALLS += 1
+            x = x * 2
+            print("call", i)
+
+        for i in range(n):
+            _gbfix_i_step_2(i)
+
+    _gbfix_loop_1()
+    return x * (CALLS - start)
+
+
+ENTRY = f
+EXPECT_SKIPPED_AFTER = 1
+
+
+def example_inputs():
+    return (torch.ones(2),)
