@@ -576,9 +576,13 @@ def task_discover(spec: zoo.ModelSpec, args: argparse.Namespace, device: str) ->
         torch.save(flatten_output(output), args.reference)
     result: dict[str, Any] = {"files": files, "package_dirs": dirs}
     if os.environ.get("TORCH_TRACE"):
+        # A model of its own, compiled on its first call as ``measure`` does: what a
+        # model sets up on its first call (hooks, caches) then runs under Dynamo too.
+        seed_everything(args.seed)
+        fresh = spec.build(args.size, device)
         counts = Counts()
-        compiled = torch.compile(built.fn, backend=counting_backend(counts, "eager"))
-        call_of(compiled, built, args.seed)()
+        compiled = torch.compile(fresh.fn, backend=counting_backend(counts, "eager"))
+        call_of(compiled, fresh, args.seed)()
         result["recorded_graphs"] = counts.graphs
     return result
 

@@ -56,6 +56,8 @@ class Scope:
     start: int
     end: int
     name: str = ""
+    #: a generator function or expression: Dynamo compiles it only inlined into a caller
+    generator: bool = False
 
 
 @lru_cache(maxsize=None)
@@ -70,10 +72,30 @@ def scopes(path: str) -> tuple[Scope, ...]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            found.append(Scope(first, first, node.end_lineno or node.lineno, node.name))
+            end = node.end_lineno or node.lineno
+            found.append(Scope(first, first, end, node.name, _yields(node)))
         elif isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            found.append(Scope(node.lineno, node.lineno, node.end_lineno or node.lineno))
+            generator = isinstance(node, ast.GeneratorExp)
+            found.append(Scope(node.lineno, node.lineno, node.end_lineno or node.lineno, generator=generator))
     return tuple(found)
+
+
+def _yields(func: ast.AST) -> bool:
+    """Whether ``func``'s own body (nested scopes aside) holds a ``yield``."""
+    todo = list(ast.iter_child_nodes(func))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def is_generator(root: str, frame: Frame) -> bool:
+    """Whether the frame is a generator's: Dynamo refuses one handed to it on its own ("Attempt to
+    trace generator", before any compile is logged); it runs eagerly because its caller did."""
+    return any(s.first == frame[1] and s.generator for s in scopes(os.path.join(root, frame[0])))
 
 
 def frame_at(root: str, relative: str, line: int) -> Optional[Frame]:
@@ -139,8 +161,10 @@ def breaking_frames(side: dict[str, Any], root: str, files: set[str]) -> set[Fra
 def score(findings: Iterable[dict[str, Any]], side: dict[str, Any], root: str, files: list[str]) -> dict[str, Any]:
     """Precision and recall of one model's findings against its measured run."""
     scanned = set(files)
-    skipped = skipped_frames(side, root, scanned)
-    shown = skipped | breaking_frames(side, root, scanned)
+    every = skipped_frames(side, root, scanned)
+    generators = {frame for frame in every if is_generator(root, frame)}
+    skipped = every - generators  # what a recorded run can show, and recall counts
+    shown = every | breaking_frames(side, root, scanned)
     placed = []
     for finding in findings:
         if finding["code"] in FRAME_RULES and finding["path"] in scanned:
@@ -160,6 +184,7 @@ def score(findings: Iterable[dict[str, Any]], side: dict[str, Any], root: str, f
         "recall": len(found) / len(skipped) if skipped else None,
         "false": [f"{f['path']}:{f['line']} {f['code']}" for f, frame in placed if frame not in shown],
         "missed": [f"{path}:{line}" for path, line in sorted(skipped - with_finding)],
+        "generators": [f"{path}:{line}" for path, line in sorted(generators)],
     }
 
 
@@ -251,6 +276,20 @@ def render(document: dict[str, Any]) -> str:
             _ratio(total["skipped_with_finding"], total["skipped_frames"]),
         ]
     lines.append("| **total** | " + " | ".join(f"**{c}**" for c in cells) + " |")
+    generators = [
+        (model["name"], frame)
+        for model in document["models"]
+        for frame in model.get("static", {}).get("generators", [])
+    ]
+    if generators:
+        lines += [
+            "",
+            "Generator frames the run ran eagerly, left out of recall: Dynamo compiles a generator only inlined",
+            "into its caller and refuses one handed to it on its own, before any compile is logged, so a",
+            "recorded run cannot show them; each ran eagerly because its caller did.",
+            "",
+        ]
+        lines += [f"- {name}: {frame}" for name, frame in generators]
     for mode in ("static", "trace"):
         lines += ["", f"Skipped frames without a finding ({mode} mode):", ""]
         for model in document["models"]:

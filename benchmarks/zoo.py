@@ -173,6 +173,16 @@ def build_gpt_neox(size_name: str, device: str) -> Built:
     return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False})
 
 
+def build_llama_attentions(size_name: str, device: str) -> Built:
+    """The attention weights asked for (``output_attentions=True``) on the default SDPA attention:
+    transformers warns on every call of every layer (``logger.warning_once``) and captures the
+    weights with forward hooks."""
+    size = SIZES[size_name]
+    config = _config("LlamaConfig", **_decoder_kwargs(size))
+    model = _transformers_model("LlamaForCausalLM", config, device)
+    return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False, "output_attentions": True})
+
+
 def build_llama_generate(size_name: str, device: str) -> Built:
     """``generate()`` compiled whole: greedy decoding, a Python loop of model calls with a cache."""
     size = SIZES[size_name]
@@ -726,6 +736,9 @@ _DECODERS = (
     ModelSpec("gpt2", "decoder", build_gpt2, note="control: one graph"),
     ModelSpec(
         "llama_generate", "decoder", build_llama_generate, note="generate(): greedy decoding loop around the model"
+    ),
+    ModelSpec(
+        "llama_attentions", "decoder", build_llama_attentions, note="output_attentions=True: a warning in every layer"
     ),
     ModelSpec("qwen2", "decoder", build_qwen2, note="one graph", default=False),
     ModelSpec("mistral", "decoder", build_mistral, note="one graph", default=False),

@@ -89,6 +89,11 @@ CATALOGUE: tuple[BreakCall, ...] = (
     BreakCall("logger", "critical", "logging call", raises=False, cause="logger"),
     BreakCall("logger", "exception", "logging call", raises=False, cause="logger"),
     BreakCall("logger", "log", "logging call", raises=False, cause="logger"),
+    # Methods libraries add to ``logging.Logger`` (transformers' ``warning_once``, an
+    # ``lru_cache`` of ``warning``): Dynamo refuses them as it does the standard ones, on
+    # every call, the cached ones included (measured on torch 2.13).
+    BreakCall("logger", "warning_once", "logging call", raises=False, cause="logger"),
+    BreakCall("logger", "info_once", "logging call", raises=False, cause="logger"),
 )
 
 #: Receiver names that conventionally hold a ``logging.Logger``.

@@ -169,7 +169,6 @@ class OutlineLoop(LoopRule):
         prelude = [*driver_declarations(step_plan), function]
         return cst.FlattenSentinel(build_outline(loop, plan, driver, prelude))
 
-
     def _body_ops(self, loop: Loop, func: cst.FunctionDef) -> int:
         """Tensor ops written in the loop's body (and a ``while`` condition): what a per-trip frame captures."""
         ops = self.inline_ops(func, within=loop.body)
