@@ -83,3 +83,31 @@ def test_gbf010_guards_a_warning_once_in_a_forward():
     assert [(f.code, f.line) for f in outcome.findings] == [("GBF010", 12)]
     assert outcome.new_text is not None
     assert 'if not torch.compiler.is_compiling():\n                logger.warning_once("step")' in outcome.new_text
+
+
+CALLER = """import logging
+import torch
+from torch import nn
+
+logger = logging.getLogger(__name__)
+
+
+def pick_loss(kind):
+    if kind is None:
+        logger.warning_once("unknown loss type")
+    return kind
+
+
+class Head(nn.Module):
+    def forward(self, x, kinds):
+        for kind in kinds:
+            x = x * 2
+            pick_loss(kind)
+        return x
+"""
+
+
+def test_a_warning_once_does_not_flag_the_callers_of_its_function():
+    # The notice itself is GBF010's; the loop that calls its function is not flagged for it.
+    outcome = transform_source(CALLER, "/project/head.py", Settings(select=("GBF002", "GBF010"), fix_mode="unsafe"))
+    assert [(f.code, f.line) for f in outcome.findings] == [("GBF010", 10)]

@@ -67,6 +67,8 @@ class BreakReason:
     #: the catalogue entry a direct call matched (``builtins.print``; a logger method's name)
     entry: str = ""
     at: str = ""
+    #: a break where it is written that does not make its function break for callers
+    local: bool = False
 
     def describe(self) -> str:
         if self.at:
@@ -286,7 +288,7 @@ class _Collector(ScopeTracker):
             reason = self._catalogue_reason(node, scope, fn)
             if reason is not None:
                 self.direct_calls[node] = reason
-                if fn is not None and fn.direct is None:
+                if fn is not None and fn.direct is None and not reason.local:
                     fn.direct = reason
                 continue
             if fn is not None:
@@ -340,7 +342,7 @@ class _Collector(ScopeTracker):
 
 
 def _reason(entry: BreakCall) -> BreakReason:
-    return BreakReason(entry.reason, entry.raises, cause=entry.cause, entry=entry.name)
+    return BreakReason(entry.reason, entry.raises, cause=entry.cause, entry=entry.name, local=entry.local)
 
 
 #: functions that answer True while Dynamo traces (and False in eager)
