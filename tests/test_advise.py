@@ -291,3 +291,15 @@ def test_advise_runs_the_candidates_and_writes_the_winner(tmp_path) -> None:
     written = (tmp_path / "toy.py").read_text()
     assert "torch._dynamo.config.reorderable_logging_functions.update({print, warnings.warn})\n" in written
     assert "import warnings" in written
+
+
+def test_a_logger_method_no_library_added_is_left_out_of_the_ignored_set() -> None:
+    import logging
+
+    import torch._dynamo
+
+    from rewriter.runtime.sandbox import apply_dynamo_config
+
+    with torch._dynamo.config.patch(ignore_logger_methods=set()):
+        apply_dynamo_config({"ignore_logger_methods": ["logging.Logger.warning", "logging.Logger.warning_once"]})
+        assert torch._dynamo.config.ignore_logger_methods == {logging.Logger.warning}

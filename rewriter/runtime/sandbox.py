@@ -336,7 +336,10 @@ def apply_dynamo_config(config: dict[str, Any]) -> None:
         if not hasattr(torch._dynamo.config, name):
             raise SetupError(f"torch._dynamo.config has no setting {name!r} in torch {torch.__version__}")
         if isinstance(value, (list, tuple)):
-            getattr(torch._dynamo.config, name).update(resolve_callable(dotted) for dotted in value)
+            # A Logger method a library adds, where the program never imported that library,
+            # cannot be called: there is nothing to ignore.
+            present = [d for d in value if not d.startswith("logging.Logger.") or hasattr(logging.Logger, d[15:])]
+            getattr(torch._dynamo.config, name).update(resolve_callable(dotted) for dotted in present)
         else:
             setattr(torch._dynamo.config, name, value)
 
@@ -404,13 +407,14 @@ def run(request: Request) -> dict[str, Any]:
 
     from rewriter.runtime.measure import compile_and_call, graph_coverage, run_eager
 
-    apply_dynamo_config(request.dynamo_config)
     device = torch.device(resolve_device(request.device))
     if device.type != "cpu":
         # Tensors the entry creates itself (torch.zeros(n) with no device) land there too.
         torch.set_default_device(device)
     entry = resolve_spec(request.entry, "--entry")
     factory = resolve_spec(request.inputs, "--inputs")
+    # After the program's imports: a library may add methods to logging.Logger (warning_once).
+    apply_dynamo_config(request.dynamo_config)
 
     fn = build_entry(entry, device, request.seed)
     args = build_inputs(factory, device, request.seed)
