@@ -78,8 +78,19 @@ class Block(nn.Module):
 """
 
 
-def test_gbf010_guards_a_warning_once_in_a_forward():
-    outcome = transform_source(SOURCE, "/project/block.py", Settings(select=("GBF010",), fix_mode="unsafe"))
+def _transform(source: str, path: str, recorded: frozenset[int] = frozenset(), select=("GBF002", "GBF010")):
+    settings = Settings(select=select, fix_mode="unsafe", recorded_breaks={path: recorded} if recorded else {})
+    return transform_source(source, path, settings)
+
+
+def test_static_mode_leaves_a_warning_once_alone():
+    # One-time notices sit in configuration checks that seldom run: only a recorded run counts them.
+    outcome = _transform(SOURCE, "/project/block.py")
+    assert not outcome.findings and outcome.new_text is None
+
+
+def test_gbf010_guards_a_warning_once_a_run_recorded():
+    outcome = _transform(SOURCE, "/project/block.py", frozenset({12}), select=("GBF010",))
     assert [(f.code, f.line) for f in outcome.findings] == [("GBF010", 12)]
     assert outcome.new_text is not None
     assert 'if not torch.compiler.is_compiling():\n                logger.warning_once("step")' in outcome.new_text
@@ -107,7 +118,8 @@ class Head(nn.Module):
 """
 
 
-def test_a_warning_once_does_not_flag_the_callers_of_its_function():
-    # The notice itself is GBF010's; the loop that calls its function is not flagged for it.
-    outcome = transform_source(CALLER, "/project/head.py", Settings(select=("GBF002", "GBF010"), fix_mode="unsafe"))
+def test_a_recorded_warning_once_does_not_flag_the_callers_of_its_function():
+    # The notice itself is GBF010's; the loop that calls its function is not flagged for it
+    # (a recorded run places the break on the caller's line too, when the caller's frame broke).
+    outcome = _transform(CALLER, "/project/head.py", frozenset({10}))
     assert [(f.code, f.line) for f in outcome.findings] == [("GBF010", 10)]

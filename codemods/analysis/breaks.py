@@ -67,8 +67,8 @@ class BreakReason:
     #: the catalogue entry a direct call matched (``builtins.print``; a logger method's name)
     entry: str = ""
     at: str = ""
-    #: a break where it is written that does not make its function break for callers
-    local: bool = False
+    #: the catalogue entry counts only on a line a real run recorded (its function does not break for callers)
+    recorded_only: bool = False
 
     def describe(self) -> str:
         if self.at:
@@ -288,7 +288,7 @@ class _Collector(ScopeTracker):
             reason = self._catalogue_reason(node, scope, fn)
             if reason is not None:
                 self.direct_calls[node] = reason
-                if fn is not None and fn.direct is None and not reason.local:
+                if fn is not None and fn.direct is None and not reason.recorded_only:
                     fn.direct = reason
                 continue
             if fn is not None:
@@ -342,7 +342,9 @@ class _Collector(ScopeTracker):
 
 
 def _reason(entry: BreakCall) -> BreakReason:
-    return BreakReason(entry.reason, entry.raises, cause=entry.cause, entry=entry.name, local=entry.local)
+    return BreakReason(
+        entry.reason, entry.raises, cause=entry.cause, entry=entry.name, recorded_only=entry.recorded_only
+    )
 
 
 #: functions that answer True while Dynamo traces (and False in eager)
@@ -694,7 +696,7 @@ def find_breaks(
         for node in walk.descendants(root, _runs_here):
             if type(node) is cst.Call:
                 reason = lookup(node)
-                if reason is not None:
+                if reason is not None and (not reason.recorded_only or (recorded and line_of(node) in extra_lines)):  # type: ignore[misc]
                     sites.append(BreakSite(node, reason))
                 continue
             if type(node) is cst.Subscript:

@@ -143,6 +143,8 @@ def analyse_causes(
     facts: dict[int, TensorFacts] = {}
     for found in survey.calls:
         line = line_of(found.call) if recorded_lines else 0  # positions cost a walk of their own
+        if found.reason.recorded_only and line not in recorded_lines:
+            continue
         if not in_compiled_code(compiled, found.function, line, recorded_lines):
             continue
         entry = compiled.entry_of(found.function)

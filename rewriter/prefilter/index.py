@@ -408,7 +408,7 @@ class _Reader:
                 # ``(x > 0).nonzero()``: a method entry matches whatever its receiver is, as in the file's analysis
                 entry = self.catalogue(name, receiver if receiver is not None else "()", start + len(name))
                 node = self.call_at(line, name) if entry is not None else None
-                if entry is not None and not entry.local and node is not None and _arity_fits(entry, node):
+                if entry is not None and not entry.recorded_only and node is not None and _arity_fits(entry, node):
                     direct[at] = (entry.reason, entry.raises, line)
             if direct[at] is None and receiver == "" and name in TENSOR_READ_NAMES and name not in self.bound:
                 found = self._tensor_read(line, name, start + len(name))
