@@ -122,6 +122,32 @@ def test_a_skip_a_recorded_break_in_a_loop_explains_is_left_to_the_loop_rules():
     assert [f.code for f in transform_source(RESUMED, "m.py", settings).findings] == ["GBF011"]
 
 
+LOCKED = """import threading
+
+import torch
+
+_lock = threading.Lock()
+
+
+def install(model):
+    if getattr(model, "ready", False):
+        return
+    with _lock:
+        model.ready = True
+"""
+
+
+def test_a_break_entering_a_context_manager_is_not_held_by_the_with():
+    # Dynamo cannot enter the lock: the `with` header breaks, which no split of its body fixes.
+    skip = RecordedSkip(8, "install", "Unsupported context manager at m.py:11")
+    settings = Settings(recorded_skips={"m.py": frozenset({skip})}, recorded_breaks={"m.py": frozenset({11})})
+    findings = transform_source(LOCKED, "m.py", settings).findings
+    assert [(f.code, f.line) for f in findings] == [("GBF011", 8)]
+    # a break recorded inside its body is the `with` rule's to report
+    settings = Settings(recorded_skips={"m.py": frozenset({skip})}, recorded_breaks={"m.py": frozenset({12})})
+    assert "GBF011" not in [f.code for f in transform_source(LOCKED, "m.py", settings).findings]
+
+
 def test_a_frame_the_file_does_not_have_is_not_reported():
     skip = RecordedSkip(3, "forward", "Data-dependent branching at m.py:9")
     assert transform_source(RESUMED, "m.py", Settings(recorded_skips={"m.py": frozenset({skip})})).findings == ()

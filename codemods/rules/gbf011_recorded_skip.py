@@ -182,6 +182,15 @@ class RecordedSkipRule(Rule):
                     best = node
         return best
 
+    def _held_from(self, holder: cst.CSTNode, first: int) -> int:
+        """The first line of what a holder's rule acts on: the body of a ``with`` or ``for``
+        (a break entering the context manager, or making the iterable, runs once, outside
+        what GBF003 splits or the loop rules repeat); all of a ``while`` or ``try``."""
+        body = getattr(holder, "body", None)
+        if isinstance(holder, (cst.With, cst.For)) and isinstance(body, cst.IndentedBlock) and body.body:
+            return self.line_of(body.body[0])
+        return first
+
     def _explained(self, func: cst.FunctionDef) -> bool:
         """Whether a recorded break of ``func``'s own code sits in a loop, ``with`` or ``try``:
         the structural rules report that skip."""
@@ -196,7 +205,8 @@ class RecordedSkipRule(Rule):
                     continue
                 if type(child) in _HOLDERS:
                     span = self.get_metadata(LazyPositionProvider, child)
-                    if any(span.start.line <= line <= span.end.line for line in recorded):
+                    start = self._held_from(child, span.start.line)
+                    if any(start <= line <= span.end.line for line in recorded):
                         return True
                 if type(child) in walk.STATEMENT_HOLDERS:
                     stack.append(child)
