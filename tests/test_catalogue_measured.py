@@ -148,16 +148,6 @@ def _mask_parameter(x, mask):
     return x
 
 
-_LINEAR = torch.nn.Linear(4, 4)
-
-
-def hook_registered_in_a_loop(x):
-    for _ in range(3):
-        x = x * 2
-        _LINEAR.register_forward_hook(lambda module, args, out: None)
-    return x
-
-
 def index_of_integers(x):
     idx = torch.tensor([0, 2])
     for _ in range(3):
@@ -190,7 +180,6 @@ def _skipped(fn) -> int:
         mask_bound_to_a_name,
         mask_from_bool,
         mask_read_and_assigned,
-        hook_registered_in_a_loop,
         # the catalogue cannot tell this mask from an index of integers: it is left to a recorded run
         mask_passed_in,
     ],

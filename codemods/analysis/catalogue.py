@@ -49,8 +49,6 @@ class BreakCall:
     cause: str = ""
     #: counts only on a line a real run recorded as a graph break (``--trace``/``--log``)
     recorded_only: bool = False
-    #: a ``method`` entry matched when called with arguments (``m.register_forward_hook(fn)``), not without
-    with_arguments: bool = False
 
 
 CATALOGUE: tuple[BreakCall, ...] = (
@@ -82,13 +80,6 @@ CATALOGUE: tuple[BreakCall, ...] = (
     # iterating a nonzero() result and three-argument torch.where did not
     BreakCall("method", "nonzero", "Tensor.nonzero() has a data-dependent output shape"),
     BreakCall("qualified", "torch.where", "one-argument torch.where has a data-dependent output shape", arity=1),
-    # Registering a module hook bumps a class counter (RemovableHandle.next_id), a setattr
-    # Dynamo refuses: in a loop the frame is skipped (measured on torch 2.13,
-    # tests/test_catalogue_measured.py). Libraries install hooks this way on a first call.
-    *(
-        BreakCall("method", f"register_{kind}", "registering a module hook is not traceable", with_arguments=True)
-        for kind in ("forward_hook", "forward_pre_hook", "full_backward_hook", "full_backward_pre_hook")
-    ),
     BreakCall("tensor_read", "builtins.int", "int() of a tensor reads a value from the device"),
     BreakCall("tensor_read", "builtins.float", "float() of a tensor reads a value from the device"),
     BreakCall("tensor_read", "builtins.bool", "bool() of a tensor reads a value from the device"),
@@ -138,11 +129,9 @@ BOOL_FUNCTIONS: frozenset[str] = frozenset(
 
 
 def method_entry(name: str, has_arguments: bool) -> Optional[BreakCall]:
-    """The entry a call ``x.name(...)`` matches as a method: a tensor method only without arguments
-    (``x.item()`` reads the device; ``d.item(key)`` is someone else's method), a module hook's
-    registration only with them."""
-    entry = BY_METHOD.get(name)
-    return entry if entry is not None and entry.with_arguments == has_arguments else None
+    """The entry a call ``x.name(...)`` matches as a tensor method: only without arguments
+    (``x.item()`` reads the device; ``d.item(key)`` is someone else's method)."""
+    return None if has_arguments else BY_METHOD.get(name)
 
 
 def logger_entry(name: str, receiver: Optional[str]) -> Optional[BreakCall]:
@@ -214,7 +203,6 @@ SCREEN_TOKENS: tuple[str, ...] = (
     "log",
     ".item(",
     ".tolist(",
-    ".register_",
 )
 
 #: Context managers Dynamo resumes in (measured on torch 2.13): a break inside
