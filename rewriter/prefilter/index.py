@@ -49,6 +49,7 @@ from codemods.analysis.catalogue import (
     TENSOR_READ_NAMES,
     TENSOR_READ_REST,
     BreakCall,
+    is_deprecation_notice,
     logger_entry,
     method_entry,
 )
@@ -408,8 +409,9 @@ class _Reader:
                 # ``(x > 0).nonzero()``: a method entry matches whatever its receiver is, as in the file's analysis
                 entry = self.catalogue(name, receiver if receiver is not None else "()", start + len(name))
                 node = self.call_at(line, name) if entry is not None else None
-                if entry is not None and not entry.recorded_only and node is not None and _arity_fits(entry, node):
-                    direct[at] = (entry.reason, entry.raises, line)
+                if entry is not None and node is not None and _arity_fits(entry, node):
+                    if not _recorded_only(entry, node):
+                        direct[at] = (entry.reason, entry.raises, line)
             if direct[at] is None and receiver == "" and name in TENSOR_READ_NAMES and name not in self.bound:
                 found = self._tensor_read(line, name, start + len(name))
                 if found is not None:
@@ -692,3 +694,28 @@ def summarise(
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _Reader(text, tree, path, module if module is not None else module_name(path)).summarise()
+
+
+def _recorded_only(entry: BreakCall, call: ast.Call) -> bool:
+    """An entry that counts only where a run recorded it: as the break analysis reads it, one
+    marked so, or an output call that tells of deprecated use."""
+    if entry.recorded_only:
+        return True
+    if not entry.cause:
+        return False
+    positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
+    message = " ".join(_literal_parts(positional[0])) if positional else ""
+    given = next((kw.value for kw in call.keywords if kw.arg == "category"), None)
+    if given is None and len(positional) > 1:
+        given = positional[1]
+    category = (dotted(given) or "").rpartition(".")[2] if given is not None else ""
+    return is_deprecation_notice(message, category)
+
+
+def _literal_parts(expr: ast.expr) -> list[str]:
+    """The literal pieces of a string expression (concatenations are one constant; f-string parts)."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return [expr.value]
+    if isinstance(expr, ast.JoinedStr):
+        return [part.value for part in expr.values if isinstance(part, ast.Constant) and isinstance(part.value, str)]
+    return []
