@@ -303,3 +303,43 @@ def test_a_logger_method_no_library_added_is_left_out_of_the_ignored_set() -> No
     with torch._dynamo.config.patch(ignore_logger_methods=set()):
         apply_dynamo_config({"ignore_logger_methods": ["logging.Logger.warning", "logging.Logger.warning_once"]})
         assert torch._dynamo.config.ignore_logger_methods == {logging.Logger.warning}
+
+
+LIBRARY_LOGGER = textwrap.dedent("""\
+    import functools
+    import logging
+
+    import torch
+
+    logger = logging.getLogger("toy")
+
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            # what importing a library does when the model is built (transformers' warning_once)
+            if not hasattr(logging.Logger, "warning_once"):
+                logging.Logger.warning_once = functools.lru_cache(None)(lambda self, *a: self.warning(*a))
+
+        def forward(self, x):
+            for _ in range(3):
+                x = x * 2
+                logger.warning_once("step")
+            return x + 1
+
+
+    def example_inputs():
+        return (torch.ones(3),)
+    """)
+
+
+@pytest.mark.cli
+def test_ignoring_logger_methods_covers_one_a_library_adds_when_the_entry_is_built(tmp_path) -> None:
+    (tmp_path / "toy.py").write_text(LIBRARY_LOGGER)
+    command = [sys.executable, "-m", "rewriter", "advise", "--entry", "toy:Model", "--inputs", "toy:example_inputs"]
+    command += ["--device", "cpu", "--candidate", "ignore_logger_methods"]
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    row = next(line.split() for line in result.stdout.splitlines() if line.strip().startswith("ignore_logger_methods"))
+    assert row[-2:] == ["recommended", "(1)"], result.stdout

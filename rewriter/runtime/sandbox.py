@@ -418,6 +418,8 @@ def run(request: Request) -> dict[str, Any]:
 
     fn = build_entry(entry, device, request.seed)
     args = build_inputs(factory, device, request.seed)
+    # Again, now that building the entry imported what it uses (sets only grow).
+    apply_dynamo_config(request.dynamo_config)
     try:
         with printed(request.capture_output) as eager_lines:
             eager = run_eager(fn, args, request.seed, request.calls)
