@@ -7,7 +7,10 @@ What it finds
     ``forward`` of a class whose instance the file compiles), the
     ``forward`` of any class with a base class (an ``nn.Module``), what
     those call in the same file, and any line a real run recorded as a
-    graph break (``--trace``/``--log``).
+    graph break (``--trace``/``--log``). One-time notices libraries add to
+    loggers (``logger.warning_once``) and deprecation notices (a message
+    that says "deprecated", a warning in a deprecation category) count only
+    on lines a real run recorded: they run on paths that seldom do.
 
 Why it skips the frame
     Each such call is a graph break, and inside a loop the break makes
