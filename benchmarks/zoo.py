@@ -21,7 +21,7 @@ cleanly.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 
 @dataclass(frozen=True)
@@ -116,14 +116,17 @@ def _decoder_kwargs(size: Size) -> dict[str, Any]:
     )
 
 
-def _causal_lm(class_name: str, config_name: str, **extra: Any) -> Callable[[str, str], Built]:
-    """A builder for a decoder-only causal LM called on token ids (no cache, so outputs are tensors)."""
+def _causal_lm(
+    class_name: str, config_name: str, call: Optional[dict[str, Any]] = None, **extra: Any
+) -> Callable[[str, str], Built]:
+    """A builder for a decoder-only causal LM called on token ids (no cache, so outputs are tensors);
+    ``call``: more arguments of the call, ``extra``: of the config."""
 
     def build(size_name: str, device: str) -> Built:
         size = SIZES[size_name]
         config = _config(config_name, **{**_decoder_kwargs(size), **extra})
         model = _transformers_model(class_name, config, device)
-        return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False})
+        return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False, **(call or {})})
 
     return build
 
@@ -144,6 +147,9 @@ def _moe_lm(class_name: str, config_name: str, **extra: Any) -> Callable[[str, s
 # -- decoders ---------------------------------------------------------------------------------
 
 build_llama = _causal_lm("LlamaForCausalLM", "LlamaConfig")
+# The attention weights asked for on the default SDPA attention: transformers warns in every
+# layer on every call (``logger.warning_once``) and captures the weights with forward hooks.
+build_llama_attentions = _causal_lm("LlamaForCausalLM", "LlamaConfig", call={"output_attentions": True})
 build_qwen2 = _causal_lm("Qwen2ForCausalLM", "Qwen2Config")
 build_mistral = _causal_lm("MistralForCausalLM", "MistralConfig", sliding_window=8)
 build_gemma2 = _causal_lm("Gemma2ForCausalLM", "Gemma2Config", head_dim=16, sliding_window=8)
@@ -171,16 +177,6 @@ def build_gpt_neox(size_name: str, device: str) -> Built:
     config = _config("GPTNeoXConfig", **{**_decoder_kwargs(size), "num_key_value_heads": None})
     model = _transformers_model("GPTNeoXForCausalLM", config, device)
     return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False})
-
-
-def build_llama_attentions(size_name: str, device: str) -> Built:
-    """The attention weights asked for (``output_attentions=True``) on the default SDPA attention:
-    transformers warns on every call of every layer (``logger.warning_once``) and captures the
-    weights with forward hooks."""
-    size = SIZES[size_name]
-    config = _config("LlamaConfig", **_decoder_kwargs(size))
-    model = _transformers_model("LlamaForCausalLM", config, device)
-    return Built(model, kwargs={"input_ids": _ids(size, device), "use_cache": False, "output_attentions": True})
 
 
 def build_llama_generate(size_name: str, device: str) -> Built:

@@ -44,7 +44,7 @@ from codemods.analysis.catalogue import (
     LOGGER_NAMES,
     MASK_INDEX,
     BreakCall,
-    is_deprecation_notice,
+    counts_only_where_recorded,
     logger_entry,
     method_entry,
 )
@@ -344,10 +344,8 @@ class _Collector(ScopeTracker):
 
 def _reason(entry: BreakCall, call: Optional[cst.Call] = None) -> BreakReason:
     """The reason of a catalogue entry; an output call that tells of deprecated use counts only
-    where a run recorded it (see :func:`~codemods.analysis.catalogue.is_deprecation_notice`)."""
-    recorded_only = entry.recorded_only or (
-        bool(entry.cause) and call is not None and is_deprecation_notice(*_notice_text(call))
-    )
+    where a run recorded it (see :func:`~codemods.analysis.catalogue.counts_only_where_recorded`)."""
+    recorded_only = counts_only_where_recorded(entry, *_notice_text(call)) if call is not None else entry.recorded_only
     return BreakReason(entry.reason, entry.raises, cause=entry.cause, entry=entry.name, recorded_only=recorded_only)
 
 

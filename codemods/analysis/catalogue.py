@@ -150,6 +150,13 @@ def is_deprecation_notice(message: str, category: str = "") -> bool:
     return "deprecat" in message.lower() or category in DEPRECATION_CATEGORIES
 
 
+def counts_only_where_recorded(entry: BreakCall, message: str, category: str = "") -> bool:
+    """Whether a call matching ``entry`` counts only on a line a real run recorded: an entry
+    marked so, or an output call that is a deprecation notice (its message's literal text and
+    its warning category's last name, as each reader of the source finds them)."""
+    return entry.recorded_only or (bool(entry.cause) and is_deprecation_notice(message, category))
+
+
 def logger_entry(name: str, receiver: Optional[str]) -> Optional[BreakCall]:
     """The entry a call ``receiver.name(...)`` matches as a logger call: only on a receiver
     named like a logger (:data:`LOGGER_NAMES`, or a name bound to ``logging.getLogger(...)``)."""

@@ -186,9 +186,8 @@ class RecordedSkipRule(Rule):
         """The first line of what a holder's rule acts on: the body of a ``with`` or ``for``
         (a break entering the context manager, or making the iterable, runs once, outside
         what GBF003 splits or the loop rules repeat); all of a ``while`` or ``try``."""
-        body = getattr(holder, "body", None)
-        if isinstance(holder, (cst.With, cst.For)) and isinstance(body, cst.IndentedBlock) and body.body:
-            return self.line_of(body.body[0])
+        if isinstance(holder, (cst.With, cst.For)) and isinstance(holder.body, cst.IndentedBlock):
+            return self.line_of(holder.body.body[0])
         return first
 
     def _explained(self, func: cst.FunctionDef) -> bool:

@@ -49,7 +49,7 @@ from codemods.analysis.catalogue import (
     TENSOR_READ_NAMES,
     TENSOR_READ_REST,
     BreakCall,
-    is_deprecation_notice,
+    counts_only_where_recorded,
     logger_entry,
     method_entry,
 )
@@ -697,19 +697,20 @@ def summarise(
 
 
 def _recorded_only(entry: BreakCall, call: ast.Call) -> bool:
-    """An entry that counts only where a run recorded it: as the break analysis reads it, one
-    marked so, or an output call that tells of deprecated use."""
-    if entry.recorded_only:
-        return True
-    if not entry.cause:
-        return False
+    """Whether the call counts only where a run recorded it, as the break analysis reads it."""
+    return counts_only_where_recorded(entry, *_notice_text(call))
+
+
+def _notice_text(call: ast.Call) -> tuple[str, str]:
+    """The literal text of an output call's message (its first argument) and the last name of
+    its warning category (a second positional argument or ``category=``)."""
     positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
     message = " ".join(_literal_parts(positional[0])) if positional else ""
     given = next((kw.value for kw in call.keywords if kw.arg == "category"), None)
     if given is None and len(positional) > 1:
         given = positional[1]
     category = (dotted(given) or "").rpartition(".")[2] if given is not None else ""
-    return is_deprecation_notice(message, category)
+    return message, category
 
 
 def _literal_parts(expr: ast.expr) -> list[str]:

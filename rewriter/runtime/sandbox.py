@@ -328,6 +328,9 @@ def _hidden_prefixes() -> tuple[str, ...]:
 # --- Dynamo settings and what the program prints -------------------------------------
 
 
+_LOGGER = "logging.Logger."
+
+
 def apply_dynamo_config(config: dict[str, Any]) -> None:
     """Make the settings of ``config`` on ``torch._dynamo.config`` (a list names a set's callables)."""
     import torch._dynamo
@@ -338,7 +341,7 @@ def apply_dynamo_config(config: dict[str, Any]) -> None:
         if isinstance(value, (list, tuple)):
             # A Logger method a library adds, where the program never imported that library,
             # cannot be called: there is nothing to ignore.
-            present = [d for d in value if not d.startswith("logging.Logger.") or hasattr(logging.Logger, d[15:])]
+            present = [d for d in value if not d.startswith(_LOGGER) or hasattr(logging.Logger, d[len(_LOGGER) :])]
             getattr(torch._dynamo.config, name).update(resolve_callable(dotted) for dotted in present)
         else:
             setattr(torch._dynamo.config, name, value)
