@@ -161,6 +161,30 @@ def masked_fill_by_a_mask(x):
     return x
 
 
+def pad_by_a_tensor(x):
+    amount = (x.sum() > 0).long()
+    for _ in range(3):
+        x = torch.nn.functional.pad(x, (amount, 0)) * 2
+    return x
+
+
+def pad_by_a_tensor_in_a_callee(x):
+    amounts = (x.sum().long() * 0 + 1, x.sum().long() * 0)
+    for _ in range(3):
+        x = _pad(x, amounts)
+    return x
+
+
+def _pad(x, paddings):
+    return torch.nn.functional.pad(x, paddings) * 2
+
+
+def pad_by_a_number(x):
+    for _ in range(3):
+        x = torch.nn.functional.pad(x, (x.shape[-1] % 2, 1)) * 2
+    return x
+
+
 def _skipped(fn) -> int:
     with contextlib.redirect_stdout(io.StringIO()):
         _, stats = measure(fn, (torch.tensor([1.0, 2.0, 3.0, 0.5]),), calls=2, coverage=False)
@@ -180,6 +204,8 @@ def _skipped(fn) -> int:
         mask_bound_to_a_name,
         mask_from_bool,
         mask_read_and_assigned,
+        pad_by_a_tensor,
+        pad_by_a_tensor_in_a_callee,
         # the catalogue cannot tell this mask from an index of integers: it is left to a recorded run
         mask_passed_in,
     ],
@@ -199,6 +225,7 @@ def test_each_entry_skips_the_frame(fn) -> None:
         index_of_integers,
         masked_fill_by_a_mask,
         mask_assigned_through,
+        pad_by_a_number,
     ],
 )
 def test_each_control_does_not(fn) -> None:

@@ -36,6 +36,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence, Union
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
 
+from codemods.analysis.argument_flow import bound_arguments
 from codemods.analysis.catalogue import (
     BY_QUALIFIED,
     BY_TENSOR_READ,
@@ -51,7 +52,7 @@ from codemods.analysis.catalogue import (
 from codemods.analysis.nodes import dotted_name
 from codemods.analysis.reach import ExternalBreak, call_key
 from codemods.analysis.scopes import Scope, ScopeTracker, names_in
-from codemods.analysis.tensors import OTHER, TensorFacts, torch_aliases
+from codemods.analysis.tensors import OTHER, TensorFacts, returns_a_tensor, torch_aliases
 from codemods.fastcst import walk
 
 
@@ -129,7 +130,15 @@ class _Collector(ScopeTracker):
         self._stored: set[int] = set()
         #: function node id -> what its expressions are (for the data-dependent entries)
         self._tensor_facts: dict[int, TensorFacts] = {}
+        #: the same, with what callers hand the function (for the entries that read an argument)
+        self._argument_facts: dict[int, TensorFacts] = {}
+        #: the same, with the class's methods that return tensors (to read a caller's arguments)
+        self._caller_facts: dict[int, TensorFacts] = {}
+        #: function node id -> (call, calling function, made through ``self.``), once asked
+        self._callers: Optional[dict[int, list[tuple[cst.Call, _Function, bool]]]] = None
         self._module: Optional[cst.Module] = None
+        #: function node id -> local lists it builds of class instances, once asked
+        self._lists: dict[int, dict[str, set[str]]] = {}
         self._torch_names: Optional[frozenset[str]] = None
         #: in walk order: calls (with the function they are in) and assignments, with their scope
         #: and the ``if`` tests that may keep them from running while Dynamo traces
@@ -236,11 +245,43 @@ class _Collector(ScopeTracker):
         if self._class_stack and self._func_stack:
             names = [dotted_name(target.target) for target in node.targets]
             attrs_set = [n[5:] for n in names if n and n.startswith("self.") and n.count(".") == 1]
-            mentioned = _class_names_called(value) if attrs_set else set()
+            mentioned = set()
+            if attrs_set:
+                mentioned = _class_names_called(value)
+                # ``self.layers = nn.ModuleList(model)``: the classes the local list was built from
+                built = self._built_lists(self._func_stack[-1])
+                mentioned.update(c for name in _names_read(value) for c in built.get(name, ()))
             if mentioned:
                 attrs = self.submodules.setdefault(self._class_stack[-1], {})
                 for attr in attrs_set:
                     attrs.setdefault(attr, set()).update(mentioned)
+
+    def _built_lists(self, fn: _Function) -> dict[str, set[str]]:
+        """Local name -> classes called in what the function assigns, adds or appends to it
+        (``model = [Conv(...)]``, ``model += [Block(...)]``, ``model.append(Block(...))``)."""
+        found = self._lists.get(id(fn.node))
+        if found is None:
+            found = self._lists[id(fn.node)] = {}
+            for node in walk.descendants(fn.node.body, lambda n: type(n) not in _NESTED_SCOPES):
+                if isinstance(node, cst.Assign):
+                    targets: list[cst.BaseExpression] = [t.target for t in node.targets]
+                    value: cst.CSTNode = node.value
+                elif isinstance(node, cst.AugAssign):
+                    targets, value = [node.target], node.value
+                elif (
+                    isinstance(node, cst.Call)
+                    and isinstance(node.func, cst.Attribute)
+                    and node.func.attr.value in _LIST_GROWERS
+                    and isinstance(node.func.value, cst.Name)
+                ):
+                    targets, value = [node.func.value], node
+                else:
+                    continue
+                classes = _class_names_called(value)
+                for target in targets:
+                    if classes and isinstance(target, cst.Name):
+                        found.setdefault(target.value, set()).update(classes)
+        return found
 
     def visit_For(self, node: cst.For) -> None:
         super().visit_For(node)
@@ -315,18 +356,68 @@ class _Collector(ScopeTracker):
         """What ``fn``'s expressions are, computed when a data-dependent entry first asks."""
         facts = self._tensor_facts.get(id(fn.node))
         if facts is None:
-            if self._torch_names is None:
-                self._torch_names = torch_aliases(self._module) if self._module is not None else frozenset({"torch"})
-            submodules = self.submodules.get(fn.cls, {}) if fn.cls is not None else {}
-            facts = TensorFacts(fn.node, fn.cls is not None, submodules, self._torch_names)
-            self._tensor_facts[id(fn.node)] = facts
+            facts = self._tensor_facts[id(fn.node)] = self._facts(fn)
         return facts
+
+    def argument_facts(self, fn: _Function) -> TensorFacts:
+        """Also what the file's calls hand ``fn``, and its class's methods annotated to return a
+        tensor: a helper ``_pad1d(x, paddings)`` called with ``(self.padding_total, extra)``
+        knows ``paddings`` holds tensors.
+
+        Only the entries that break on what an argument holds (``F.pad``) read these facts:
+        they need the callers' code, which the prefilter then keeps whole
+        (:meth:`rewriter.prefilter.facts.ScreenFacts.reads_arguments_across`).
+        """
+        facts = self._argument_facts.get(id(fn.node))
+        if facts is None:
+            facts = self._argument_facts[id(fn.node)] = self._facts(fn, self._tensor_params(fn), methods=True)
+        return facts
+
+    def _facts(self, fn: _Function, tensor_params: frozenset[str] = frozenset(), methods: bool = False) -> TensorFacts:
+        if self._torch_names is None:
+            self._torch_names = torch_aliases(self._module) if self._module is not None else frozenset({"torch"})
+        submodules = self.submodules.get(fn.cls, {}) if fn.cls is not None else {}
+        returning: list[str] = []
+        if methods and fn.cls is not None:
+            returning = [n for n, m in self.class_methods.get(fn.cls, {}).items() if returns_a_tensor(m.node)]
+        return TensorFacts(fn.node, fn.cls is not None, submodules, self._torch_names, tensor_params, returning)
+
+    def _tensor_params(self, fn: _Function) -> frozenset[str]:
+        """Parameters of ``fn`` some call in the file hands a tensor, or a tuple holding one,
+        as the caller's own code shows it (one call deep)."""
+        if fn.node.name.value in ("forward", "__init__"):
+            return frozenset()  # inputs of a module: the inference reads them already
+        if self._callers is None:
+            self._callers = {}
+            for node, caller, _, _ in self._events:
+                if not isinstance(node, cst.Call) or caller is None:
+                    continue
+                name = _callee_name(node)
+                if name is None:
+                    continue
+                for callee in _lookup(self, caller, name):
+                    self._callers.setdefault(id(callee.node), []).append((node, caller, name.startswith("self.")))
+        found: set[str] = set()
+        for call, caller, through_instance in self._callers.get(id(fn.node), ()):
+            facts = self._caller_facts.get(id(caller.node))
+            if facts is None:
+                facts = self._caller_facts[id(caller.node)] = self._facts(caller, methods=True)
+            found.update(
+                param
+                for param, value in bound_arguments(call, fn.node, through_instance)
+                if facts.holds_a_tensor(value)
+            )
+        return frozenset(found)
 
     def _catalogue_reason(self, node: cst.Call, scope: Scope, fn: Optional[_Function]) -> Optional[BreakReason]:
         """The catalogue's reason for the call ``node``, read in ``scope`` (in ``fn``), if it breaks."""
         for qname in names_in(scope, node):
             entry = BY_QUALIFIED.get(qname)
             if entry is not None and (entry.arity is None or _positional(node) == entry.arity):
+                if entry.tensor_arg is not None and not (
+                    fn is not None and _passes_a_tensor(node, entry.tensor_arg, self.argument_facts(fn))
+                ):
+                    continue
                 return _reason(entry, node)
             entry = BY_TENSOR_READ.get(qname)
             if entry is not None and fn is not None and _reads_a_tensor(node, self.tensor_facts(fn)):
@@ -460,6 +551,23 @@ def _positional(call: cst.Call) -> Optional[int]:
     return len(call.args)
 
 
+def _passes_a_tensor(call: cst.Call, where: tuple[int, str], facts: TensorFacts) -> bool:
+    """The argument at ``where`` (position, keyword) is a tensor, or a tuple holding one."""
+    position, keyword = where
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return False  # cannot tell which argument is which
+        if arg.keyword is not None:
+            if arg.keyword.value == keyword:
+                return facts.holds_a_tensor(arg.value)
+            continue
+        if positional == position:
+            return facts.holds_a_tensor(arg.value)
+        positional += 1
+    return False
+
+
 _NOT_IN_TEST = walk.node_types(cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
@@ -541,6 +649,17 @@ def _indexes_by_mask(node: cst.Subscript, facts: TensorFacts) -> bool:
     if index is None or facts.kind(node.value) == OTHER or "\n" in _code(node):
         return False
     return facts.is_bool_tensor(index)
+
+
+#: methods that add elements to a list
+_LIST_GROWERS = frozenset({"append", "extend", "insert"})
+_NESTED_SCOPES = walk.node_types(cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+def _names_read(node: cst.BaseExpression) -> set[str]:
+    """Bare names an expression reads, not as the callee of a call (``nn.ModuleList(model)``: ``model``)."""
+    called = {id(c.func) for c in walk.descendants(node) if isinstance(c, cst.Call)}
+    return {n.value for n in walk.descendants(node) if isinstance(n, cst.Name) and id(n) not in called}
 
 
 def _class_names_called(node: cst.CSTNode) -> set[str]:

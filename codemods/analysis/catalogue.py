@@ -49,6 +49,9 @@ class BreakCall:
     cause: str = ""
     #: counts only on a line a real run recorded as a graph break (``--trace``/``--log``)
     recorded_only: bool = False
+    #: (position, keyword) of the argument that must hold a tensor for the call to break
+    #: (``F.pad(x, (n, 0))`` breaks only when ``n`` is a tensor); None: any call breaks
+    tensor_arg: Optional[tuple[int, str]] = None
 
 
 CATALOGUE: tuple[BreakCall, ...] = (
@@ -80,6 +83,14 @@ CATALOGUE: tuple[BreakCall, ...] = (
     # iterating a nonzero() result and three-argument torch.where did not
     BreakCall("method", "nonzero", "Tensor.nonzero() has a data-dependent output shape"),
     BreakCall("qualified", "torch.where", "one-argument torch.where has a data-dependent output shape", arity=1),
+    # an amount held in a tensor (a buffer, a length computed from one): Dynamo reads it
+    # from the device; a callee handed such a tuple breaks as well (both measured)
+    BreakCall(
+        "qualified",
+        "torch.nn.functional.pad",
+        "padding by an amount held in a tensor reads it from the device",
+        tensor_arg=(1, "pad"),
+    ),
     BreakCall("tensor_read", "builtins.int", "int() of a tensor reads a value from the device"),
     BreakCall("tensor_read", "builtins.float", "float() of a tensor reads a value from the device"),
     BreakCall("tensor_read", "builtins.bool", "bool() of a tensor reads a value from the device"),
@@ -191,6 +202,8 @@ LOGGER_RECEIVER_LASTS: frozenset[str] = frozenset(name.rpartition(".")[2] for na
 #: builtins that break when applied to a tensor (``int``…), matched only around a method call,
 #: on one line: ``int(x.sum())`` (see :data:`TENSOR_READ_CALL`)
 TENSOR_READ_NAMES: frozenset[str] = frozenset(name.rpartition(".")[2] for name in BY_TENSOR_READ)
+#: last names of the entries that break only on what an argument holds (``pad``)
+TENSOR_ARG_NAMES: frozenset[str] = frozenset(c.name.rpartition(".")[2] for c in CATALOGUE if c.tensor_arg)
 #: after ``int``: ``(`` and, on the same line, a method call inside it (``int(x.sum())``)
 TENSOR_READ_REST = re.compile(r"\s*\([^\n]*?\.\s*\w+\s*\(")
 #: an ``if`` line that calls a condition name: what a branch on a tensor looks like as text
@@ -226,6 +239,7 @@ SCREEN_TOKENS: tuple[str, ...] = (
     "log",
     ".item(",
     ".tolist(",
+    "pad",
 )
 
 #: Context managers Dynamo resumes in (measured on torch 2.13): a break inside

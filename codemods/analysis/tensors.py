@@ -10,8 +10,11 @@ one that captures nothing.
 Each expression gets one of three kinds, from evidence in the function:
 
 * ``TENSOR``: ``torch.*`` calls that make tensors; parameters of
-  ``forward`` (``self`` aside) and parameters annotated ``Tensor``; methods
-  and arithmetic of tensors; a name some binding gives a tensor.
+  ``forward`` (``self`` aside) and parameters annotated ``Tensor``;
+  parameters a caller in the file hands a tensor (or a tuple holding one,
+  whatever the annotation says); ``self.m(...)`` of a method annotated to
+  return a ``Tensor``; methods and arithmetic of tensors; a name some
+  binding gives a tensor.
 * ``OTHER``: literals and displays, ``len()``/``int()``/``range()``…,
   values read out of a tensor (``.item()``, ``.tolist()``, ``.shape``,
   ``.size()``…), parameters annotated as something else, loop variables
@@ -135,6 +138,11 @@ def _annotation_kind(annotation: Optional[cst.Annotation]) -> Optional[str]:
     return OTHER if names <= _PLAIN_TYPES else UNKNOWN
 
 
+def returns_a_tensor(func: cst.FunctionDef) -> bool:
+    """``func`` is annotated to return a tensor (``-> torch.Tensor``)."""
+    return _annotation_kind(func.returns) == TENSOR
+
+
 def _plain_default(default: Optional[cst.BaseExpression]) -> bool:
     """A default that is a plain value (``False``, ``1``, ``"mean"``), not ``None`` or nothing."""
     if default is None or (isinstance(default, cst.Name) and default.value == "None"):
@@ -159,10 +167,16 @@ class TensorFacts:
         is_method: bool,
         submodules: Iterable[str] = (),
         torch_names: Iterable[str] = ("torch",),
+        tensor_params: Iterable[str] = (),
+        tensor_methods: Iterable[str] = (),
     ) -> None:
         self.func = func
         #: ``self`` attributes holding submodules
         self.submodules = frozenset(submodules)
+        #: methods of the class annotated to return a tensor (``self._padding(x)``)
+        self.tensor_methods = frozenset(tensor_methods)
+        #: parameters every caller in the file may hand a tensor, or a tuple holding one
+        tensor_params = frozenset(tensor_params)
         #: names ``torch`` and its modules are imported as (``torch``, ``F``, ``nn``)
         self.torch_names = frozenset(torch_names)
         #: loop variables over a submodule list (``for layer in self.layers``)
@@ -177,7 +191,10 @@ class TensorFacts:
         params = func.params
         for index, param in enumerate((*params.posonly_params, *params.params, *params.kwonly_params)):
             kind = _annotation_kind(param.annotation)
-            if kind is None and is_method and index == 0:
+            if param.name.value in tensor_params:
+                # what callers pass beats an annotation (``paddings: tuple[int, int]`` given tensors)
+                kind = TENSOR
+            elif kind is None and is_method and index == 0:
                 kind = OTHER  # self
             elif kind is None and is_method and func.name.value == "forward":
                 # `use_cache=False`: a flag, not an input
@@ -302,11 +319,29 @@ class TensorFacts:
                 return OTHER if last in _TORCH_NON_TENSOR or last[:1].isupper() else TENSOR
         if isinstance(call.func, cst.Attribute):
             method = call.func.attr.value
+            if self._is_own_method(call):
+                return TENSOR
             if method in _METHOD_NON_TENSOR:
                 return OTHER if self.kind(call.func.value) != OTHER else UNKNOWN
             if self.kind(call.func.value) == TENSOR:
                 return TENSOR
         return UNKNOWN
+
+    def _is_own_method(self, call: cst.Call) -> bool:
+        """``self.m(...)`` of a method of the class annotated to return a tensor."""
+        func = call.func
+        return (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in self.tensor_methods
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+        )
+
+    def holds_a_tensor(self, expr: cst.BaseExpression) -> bool:
+        """On evidence: a tensor, or a tuple or list display with a tensor among its elements."""
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return any(self.is_tensor(element.value) for element in expr.elements)
+        return self.is_tensor(expr)
 
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
         """On evidence only: an unknown expression is not a tensor."""
@@ -362,7 +397,7 @@ class TensorFacts:
         """A call of a submodule or a function: it compiles as a frame of its own."""
         name = dotted_name(call.func) or ""
         head, _, last = name.rpartition(".")
-        return (head == "self" and last in self.submodules) or (not head and bool(last))
+        return (head == "self" and last in self.submodules) or (not head and bool(last)) or self._is_own_method(call)
 
     def is_evidenced_op(self, node: cst.CSTNode) -> bool:
         """A tensor op on evidence: a call of ``torch``, a method of a known tensor, an expression
@@ -370,7 +405,7 @@ class TensorFacts:
         if isinstance(node, cst.Call):
             if isinstance(node.func, cst.Attribute) and self.kind(node.func.value) == TENSOR:
                 return True
-            return self._call_kind(node) == TENSOR
+            return self._call_kind(node) == TENSOR and not self._is_own_method(node)
         return isinstance(node, cst.BaseExpression) and self.kind(node) == TENSOR
 
     def is_tensor_op(self, node: cst.CSTNode) -> bool:

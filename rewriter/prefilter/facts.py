@@ -36,6 +36,7 @@ from codemods.analysis.catalogue import (
     OUTPUT_QUALIFIED,
     PARENTS_OF_LAST,
     QUALIFIED_NAMES,
+    TENSOR_ARG_NAMES,
     TENSOR_READ_NAMES,
     TENSOR_READ_REST,
     WATCHED_NAMES,
@@ -84,6 +85,26 @@ def _last_name(node: ast.AST) -> Optional[str]:
     if isinstance(node, ast.Attribute):
         return node.attr
     return None
+
+
+#: methods that add elements to a list
+_LIST_GROWERS = frozenset({"append", "extend", "insert"})
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _classes_called(node: ast.AST) -> set[str]:
+    """Bare class-like names called anywhere in ``node`` (``Block(...)``)."""
+    return {
+        n.func.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id[:1].isupper()
+    }
+
+
+def _names_read(node: ast.expr) -> set[str]:
+    """Bare names an expression reads, not as the callee of a call (``nn.ModuleList(model)``: ``model``)."""
+    called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and id(n) not in called}
 
 
 @dataclass
@@ -443,21 +464,62 @@ class ScreenFacts:
         if self._submodules is None:
             self._submodules = {}
             for selfs, node in self._self_assigns:
-                if not any(
+                lines = [node.lineno]
+                called: set[str] = set()
+                if any(
                     name[:1].isupper() and not before(self.text, offset)[0]
                     for _, name, offset in self._calls_on(node.value.lineno, node.end_lineno)
-                ):
-                    continue  # no capitalised bare name is called on its lines (the text's calls hold every call)
-                called = {
-                    n.func.id
-                    for n in ast.walk(node.value)
-                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id[:1].isupper()
-                }
+                ):  # else no capitalised bare name is called on its lines (the text's calls hold every call)
+                    called = _classes_called(node.value)
+                read = _names_read(node.value)
+                if read:
+                    # ``self.layers = nn.ModuleList(model)``: the classes the local list was built from
+                    built = self._built_lists(node.lineno)
+                    for name in read & set(built):
+                        for line, classes in built[name]:
+                            called |= classes
+                            lines.append(line)
                 if called:
                     for attr in selfs:
                         self._submodules.setdefault(attr, set()).update(called)
-                        self.submodule_lines.setdefault(attr, []).append(node.lineno)
+                        self.submodule_lines.setdefault(attr, []).extend(lines)
         return self._submodules
+
+    def _built_lists(self, line: int) -> dict[str, list[tuple[int, set[str]]]]:
+        """For the innermost function around ``line``: local name -> (line, classes called) of
+        each statement that assigns, adds or appends to it (``model += [Block(...)]``)."""
+        inner: Optional[_Def] = None
+        for d in self.defs:
+            if d.node.lineno <= line <= d.last and (inner is None or d.node.lineno > inner.node.lineno):
+                inner = d
+        if inner is None:
+            return {}
+        found: dict[str, list[tuple[int, set[str]]]] = {}
+        stack: list[ast.AST] = list(inner.node.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, _NESTED_SCOPES):
+                continue
+            stack.extend(ast.iter_child_nodes(node))
+            targets: list[ast.expr]
+            if isinstance(node, ast.Assign):
+                targets, value = node.targets, node.value
+            elif isinstance(node, ast.AugAssign):
+                targets, value = [node.target], node.value
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _LIST_GROWERS
+                and isinstance(node.func.value, ast.Name)
+            ):
+                targets, value = [node.func.value], node
+            else:
+                continue
+            classes = _classes_called(value)
+            for target in targets:
+                if classes and isinstance(target, ast.Name):
+                    found.setdefault(target.id, []).append((node.lineno, classes))
+        return found
 
     def _note_docstring(self, body: list[ast.stmt]) -> None:
         first = long_docstring(body)
@@ -630,6 +692,18 @@ class ScreenFacts:
         if not reaching:
             return False
         return "compile" in self.text or any(self.defs[i].name == "forward" for i in reaching)
+
+    def reads_arguments_across(self) -> bool:
+        """A function that may break calls an entry that breaks only on what an argument holds
+        (``F.pad(x, paddings)``): the break analysis then reads its callers' arguments and the
+        annotations of the methods they call, anywhere in the file, so none may be blanked."""
+        if not self.parse():
+            return False
+        self.analyse()
+        spans = [(self.defs[i].first, self.defs[i].last) for i in self.broken]
+        return any(
+            name in TENSOR_ARG_NAMES and any(a <= line <= b for a, b in spans) for line, name, _ in self._raw_calls()
+        )
 
     def breaking_functions(self) -> list[int]:
         """The ``def`` line of every function that may break (empty when the file does not parse)."""

@@ -375,6 +375,13 @@ class _Reader:
             return None
         return BY_TENSOR_READ.get(f"builtins.{name}")
 
+    def _holds(self, entry: BreakCall, call: ast.Call) -> bool:
+        """The argument an entry breaks on (``F.pad``'s amounts) holds a tensor, on strong evidence."""
+        if entry.tensor_arg is None:
+            return True
+        evidence = self._evidence(call.lineno)
+        return evidence is not None and evidence.passes_a_tensor(call, entry.tensor_arg)
+
     def _branches_on_tensor(self, line: int) -> bool:
         """The ``if`` (or ``elif``) of ``line`` branches on a tensor's values, on strong evidence."""
         stmt = _statement_at(self.tree.body, line)
@@ -409,7 +416,7 @@ class _Reader:
                 # ``(x > 0).nonzero()``: a method entry matches whatever its receiver is, as in the file's analysis
                 entry = self.catalogue(name, receiver if receiver is not None else "()", start + len(name))
                 node = self.call_at(line, name) if entry is not None else None
-                if entry is not None and node is not None and _arity_fits(entry, node):
+                if entry is not None and node is not None and _arity_fits(entry, node) and self._holds(entry, node):
                     if not _recorded_only(entry, node):
                         direct[at] = (entry.reason, entry.raises, line)
             if direct[at] is None and receiver == "" and name in TENSOR_READ_NAMES and name not in self.bound:

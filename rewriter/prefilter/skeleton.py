@@ -48,9 +48,10 @@ def build_skeleton(
     statement, a logger assignment or a gbfix helper name. Thinned
     (:meth:`_thinned`): every one whose body may break and that a kept
     one may call, to a fixpoint, and every one assigning a submodule a
-    kept one may call. None when nothing can be blanked.
+    kept one may call. None when nothing can be blanked, or when a break
+    depends on what callers pass (:meth:`ScreenFacts.reads_arguments_across`).
     """
-    if STUB_MARK in facts.text or not facts.parse():
+    if STUB_MARK in facts.text or not facts.parse() or facts.reads_arguments_across():
         return None
     facts.analyse()
     wanted_kinds = set(kinds)

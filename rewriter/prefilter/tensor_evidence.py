@@ -107,6 +107,17 @@ class TensorEvidence:
             return False
         return arg.lineno == arg.end_lineno and self.is_tensor(arg)
 
+    def passes_a_tensor(self, call: ast.Call, where: tuple[int, str]) -> bool:
+        """The argument at ``where`` (position, keyword) is a tensor, or a tuple or list holding one."""
+        position, keyword = where
+        if any(isinstance(arg, ast.Starred) for arg in call.args[: position + 1]):
+            return False
+        found = [k.value for k in call.keywords if k.arg == keyword]
+        arg = found[0] if found else call.args[position] if position < len(call.args) else None
+        if isinstance(arg, (ast.Tuple, ast.List)):
+            return any(self.is_tensor(element) for element in arg.elts)
+        return arg is not None and self.is_tensor(arg)
+
     def branches_on_tensor(self, test: ast.expr) -> bool:
         """An ``if`` test on one line that calls a condition name and whose truth is a tensor's."""
         return test.lineno == test.end_lineno and _calls_a_condition(test) and self._truth_of_tensor(test)
