@@ -203,6 +203,27 @@ def test_reach_from_the_config_file(tree: Path) -> None:
     assert _where(_scan("--reach", "compiled")) == set(IN.values())
 
 
+def test_functions_compiled_from_outside_the_tree(tree: Path) -> None:
+    """``--compiled NAME``: a function the user's own script compiles is an entry too."""
+    found = {(f["path"], f["line"]): f["reach"] for f in _scan("--compiled", "ResBlock.unused")}
+    assert set(found) == set(IN.values()) | {OUT["unused"]}
+    assert found[OUT["unused"]] == "pkg/model.py:ResBlock.unused (named compiled: ResBlock.unused)"
+    # a file suffix picks the file; the config file names them as the flag does
+    assert _where(_scan("--compiled", "conv.py:report")) == set(IN.values()) | {OUT["report"]}
+    assert _where(_scan("--compiled", "model.py:report")) == set(IN.values())
+    (tree / "pyproject.toml").write_text('[tool.gbfix]\ncompiled = ["ResBlock.unused"]\n')
+    assert _where(_scan()) == set(IN.values()) | {OUT["unused"]}
+
+
+def test_compiled_names_are_checked(tree: Path) -> None:
+    result = CliRunner().invoke(app, ["scan", "pkg", "--compiled", "ResBlock.not a name"])
+    assert result.exit_code == 2
+    assert "--compiled: 'ResBlock.not a name' is not a function's qualified name" in result.stderr
+    result = CliRunner().invoke(app, ["scan", "pkg", "--exit-zero", "-j", "1", "--compiled", "Nowhere.run"])
+    assert result.exit_code == 0
+    assert "gbfix: warning: compiled: no function of the scanned files is named Nowhere.run" in result.stderr
+
+
 def test_json_findings_carry_their_reach(tree: Path) -> None:
     by_line = {(f["path"], f["line"]): f["reach"] for f in _scan()}
     assert by_line[IN["helper"]] == (

@@ -257,16 +257,16 @@ class _Collector(ScopeTracker):
                     attrs.setdefault(attr, set()).update(mentioned)
 
     def _built_lists(self, fn: _Function) -> dict[str, set[str]]:
-        """Local name -> classes called in what the function assigns, adds or appends to it
-        (``model = [Conv(...)]``, ``model += [Block(...)]``, ``model.append(Block(...))``)."""
+        """Local name -> classes called in the lists the function assigns it, adds to it or appends
+        to it (``model = [Conv(...)]``, ``model += [Block(...)]``, ``model.append(Block(...))``)."""
         found = self._lists.get(id(fn.node))
         if found is None:
             found = self._lists[id(fn.node)] = {}
             for node in walk.descendants(fn.node.body, lambda n: type(n) not in _NESTED_SCOPES):
-                if isinstance(node, cst.Assign):
+                if isinstance(node, cst.Assign) and isinstance(node.value, (cst.List, cst.ListComp)):
                     targets: list[cst.BaseExpression] = [t.target for t in node.targets]
                     value: cst.CSTNode = node.value
-                elif isinstance(node, cst.AugAssign):
+                elif isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
                     targets, value = [node.target], node.value
                 elif (
                     isinstance(node, cst.Call)

@@ -87,8 +87,16 @@ class ModuleConstants:
 
     def _constants(self) -> dict[str, cst.BaseExpression]:
         if self._table is None:
-            self._table = _module_constants(self.module)
+            global _last
+            # The rules of one run each ask of the same tree: read it once.
+            if _last is None or _last[0] is not self.module:
+                _last = (self.module, _module_constants(self.module))
+            self._table = _last[1]
         return self._table
+
+
+#: the last module read, and its table (the module is held, so its id is not reused)
+_last: Optional[tuple[cst.Module, dict[str, cst.BaseExpression]]] = None
 
 
 def _module_constants(module: cst.Module) -> dict[str, cst.BaseExpression]:
@@ -120,7 +128,9 @@ def _one_line_literals(
     found: dict[str, cst.BaseExpression] = {}
     bindings: dict[str, int] = {}
     for stmt in body:
-        for name in name_use([stmt]).bound:
+        # a def or class binds its own name only (its body is another scope): no need to walk it
+        names = {stmt.name.value} if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else name_use([stmt]).bound
+        for name in names:
             bindings[name] = bindings.get(name, 0) + 1
         value = _constant_assignment(stmt, module)
         if value is not None:

@@ -106,6 +106,8 @@ class RuleSettings:
     recorded_third_party: frozenset[str] = frozenset()
     #: "compiled": findings only in code compiled code reaches; "all": everywhere
     reach: ReachMode = "compiled"
+    #: functions compiled by code outside the scanned files (``Class.method``, ``FILE:Class.method``)
+    compiled: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

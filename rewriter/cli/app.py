@@ -17,6 +17,7 @@ from rewriter import __version__
 from rewriter.engine.config import (
     ConfigError,
     Settings,
+    check_compiled,
     check_exclude,
     load_settings,
     parse_codes,
@@ -144,6 +145,10 @@ def read_stdin() -> bytes:
 STDIN_FILENAME_HELP = "With `-`: the path of the source read from stdin, for configuration, excludes and messages."
 
 
+COMPILED_HELP = (
+    "A function your code compiles from outside the scanned files (Class.method, or FILE:Class.method, "
+    "e.g. GenerationMixin.generate): what it calls runs under compile too. Repeatable."
+)
 REACH_HELP = (
     "compiled (default): report and fix only code torch.compile runs: module forwards, functions passed "
     "to or decorated with torch.compile, and what they call, across the scanned files; all: everywhere."
@@ -159,10 +164,12 @@ def resolve_settings(
     report_only: bool = False,
     config: Optional[str] = None,
     reach: Optional[str] = None,
+    compiled: Optional[List[str]] = None,
 ) -> Settings:
     """Settings from the nearest pyproject.toml, then the flags. Exits 2 on errors."""
     try:
         check_exclude(exclude or (), "--exclude")
+        check_compiled(compiled or (), "--compiled")
         settings = load_settings(paths[0] if paths else ".", pyproject=config)
         settings = with_overrides(
             settings,
@@ -171,6 +178,7 @@ def resolve_settings(
             exclude=settings.exclude + tuple(exclude or ()),
             fix_mode="report" if report_only else ("unsafe" if unsafe_fixes else "safe"),
             reach=choose_format(reach, REACH_MODES, "--reach") if reach is not None else None,
+            compiled=settings.compiled + tuple(compiled or ()),
         )
     except ConfigError as exc:
         err(f"gbfix: error: {exc}")

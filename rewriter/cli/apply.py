@@ -15,6 +15,7 @@ from typing import Iterable, List, Optional
 import typer
 
 from rewriter.cli.app import (
+    COMPILED_HELP,
     FORCE_EXCLUDE_HELP,
     REACH_HELP,
     STDIN,
@@ -137,6 +138,7 @@ def apply(
     all_logs: bool = typer.Option(False, "--all-logs", help=ALL_LOGS_HELP),
     log: Optional[str] = typer.Option(None, "--log", metavar="FILE", help=LOG_HELP),
     reach: Optional[str] = typer.Option(None, "--reach", metavar="MODE", help=REACH_HELP),
+    compiled: Optional[List[str]] = typer.Option(None, "--compiled", metavar="NAME", help=COMPILED_HELP),
 ) -> None:
     """Rewrite files, or show the rewrite as a patch.
 
@@ -152,7 +154,9 @@ def apply(
         err("gbfix: error: --verify compiles files on disk; it cannot check source from stdin")
         raise typer.Exit(EXIT_ERROR)
     where = [name if name != STDIN else "."] if name else paths
-    settings = resolve_settings(where, select, ignore, exclude, unsafe_fixes, config=config, reach=reach)
+    settings = resolve_settings(
+        where, select, ignore, exclude, unsafe_fixes, config=config, reach=reach, compiled=compiled
+    )
     totals = Totals()
     data = b""
     if name is None:

@@ -18,6 +18,7 @@ from typing import List, Optional
 import typer
 
 from rewriter.cli.app import (
+    COMPILED_HELP,
     FORCE_EXCLUDE_HELP,
     REACH_HELP,
     STDIN,
@@ -127,6 +128,7 @@ def scan(
     all_logs: bool = typer.Option(False, "--all-logs", help=ALL_LOGS_HELP),
     log: Optional[str] = typer.Option(None, "--log", metavar="FILE", help=LOG_HELP),
     reach: Optional[str] = typer.Option(None, "--reach", metavar="MODE", help=REACH_HELP),
+    compiled: Optional[List[str]] = typer.Option(None, "--compiled", metavar="NAME", help=COMPILED_HELP),
     explain_reach: Optional[str] = typer.Option(
         None,
         "--explain-reach",
@@ -146,7 +148,9 @@ def scan(
         raise typer.Exit(EXIT_ERROR)
     name = stdin_name(paths, stdin_filename)
     where = [name if name != STDIN else "."] if name else paths
-    settings = resolve_settings(where, select, ignore, exclude, report_only=True, config=config, reach=reach)
+    settings = resolve_settings(
+        where, select, ignore, exclude, report_only=True, config=config, reach=reach, compiled=compiled
+    )
     totals = Totals()
     report = ScanReport()
     if name is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Optional
 
@@ -63,6 +64,7 @@ CONFIG_KEYS = (
     "unroll_max_trips",
     "torch_only",
     "reach",
+    "compiled",
     "reentrant_context_managers",
     "first_party",
     "third_party",
@@ -70,6 +72,7 @@ CONFIG_KEYS = (
     "verify",
 )
 _LIST_KEYS = {
+    "compiled",
     "select",
     "ignore",
     "exclude",
@@ -158,6 +161,8 @@ def settings_from_table(table: dict[str, Any], path: str) -> Settings:
             values[key] = parse_codes(values[key], f"{where} {key}")
     if "exclude" in values:
         check_exclude(values["exclude"], f"{where} exclude")
+    if "compiled" in values:
+        check_compiled(values["compiled"], f"{where} compiled")
     if "unroll_max_trips" in table:
         trips = table["unroll_max_trips"]
         if not isinstance(trips, int) or isinstance(trips, bool) or trips < 1:
@@ -183,6 +188,16 @@ def settings_from_table(table: dict[str, Any], path: str) -> Settings:
             parsed.append(VerifyEntry(os.path.join(base, entry["file"]), entry["entry"], entry["inputs"]))
         values["verify"] = tuple(parsed)
     return Settings(**values)
+
+
+def check_compiled(names: Sequence[str], where: str) -> None:
+    """Each name is ``Qualname`` or ``FILE:Qualname`` (``GenerationMixin.generate``)."""
+    for name in names:
+        path, _, qualname = name.rpartition(":")
+        if not qualname or not all(part.isidentifier() for part in qualname.split(".")) or (":" in name and not path):
+            raise ConfigError(
+                f"{where}: {name!r} is not a function's qualified name (Class.method, or FILE:Class.method)"
+            )
 
 
 def with_overrides(settings: Settings, **overrides: Any) -> Settings:

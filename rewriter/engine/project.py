@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import os
+import sys
 from typing import Optional
 
 from codemods.analysis.reach import ProjectFacts
@@ -30,7 +31,9 @@ def project_root(settings: Settings, path: str) -> str:
 
 def link_options(settings: Settings, path: str) -> LinkOptions:
     """What linking needs of the run's settings; ``path`` stands for where the project is."""
-    return LinkOptions(settings.reach, settings.first_party, settings.third_party, project_root(settings, path))
+    return LinkOptions(
+        settings.reach, settings.first_party, settings.third_party, project_root(settings, path), settings.compiled
+    )
 
 
 def summarise_file(path: str) -> Optional[FileSummary]:
@@ -43,7 +46,11 @@ def summarise_file(path: str) -> Optional[FileSummary]:
 
 
 def link(summaries: list[Optional[FileSummary]], settings: Settings, where: str) -> Project:
-    return Project([s for s in summaries if s is not None], link_options(settings, where))
+    project = Project([s for s in summaries if s is not None], link_options(settings, where))
+    for name in settings.compiled:
+        if not project.named(name):
+            sys.stderr.write(f"gbfix: warning: compiled: no function of the scanned files is named {name}\n")
+    return project
 
 
 def file_facts(text: str, path: str, settings: Settings, tree: Optional[ast.Module] = None) -> ProjectFacts:

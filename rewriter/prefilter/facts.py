@@ -89,6 +89,8 @@ def _last_name(node: ast.AST) -> Optional[str]:
 
 #: methods that add elements to a list
 _LIST_GROWERS = frozenset({"append", "extend", "insert"})
+#: a name grown like a list, as text: ``x += ``, ``x = [``, ``x.append(`` (what :data:`_LIST_GROWERS` call)
+_GROWN = re.compile(r"\b(\w+)\s*(?:\+=|=\s*\[|\.\s*(?:append|extend|insert)\s*\()")
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
@@ -325,6 +327,9 @@ class ScreenFacts:
         self.import_paths: dict[str, set[str]] = {}
         #: ``self.attr = ...Block(...)...``: attr -> (line, capitalised names called there)
         self._submodules: Optional[dict[str, set[str]]] = None
+        #: def node id -> its local lists of class instances (:meth:`_built_lists`), once asked
+        self._lists: dict[int, dict[str, list[tuple[int, set[str]]]]] = {}
+        self._grown: Optional[frozenset[str]] = None
         self.submodule_lines: dict[str, list[int]] = {}
         #: (attrs, assignment) of every ``self.attr = ...``
         self._self_assigns: list[tuple[list[str], ast.Assign]] = []
@@ -471,7 +476,7 @@ class ScreenFacts:
                     for _, name, offset in self._calls_on(node.value.lineno, node.end_lineno)
                 ):  # else no capitalised bare name is called on its lines (the text's calls hold every call)
                     called = _classes_called(node.value)
-                read = _names_read(node.value)
+                read = _names_read(node.value) & self._grown_names()
                 if read:
                     # ``self.layers = nn.ModuleList(model)``: the classes the local list was built from
                     built = self._built_lists(node.lineno)
@@ -485,16 +490,27 @@ class ScreenFacts:
                         self.submodule_lines.setdefault(attr, []).extend(lines)
         return self._submodules
 
+    def _grown_names(self) -> frozenset[str]:
+        """Names the text grows like a list (``x += ``, ``x = [``, ``x.append(``): the only ones
+        :meth:`_built_lists` can find classes for."""
+        if self._grown is None:
+            self._grown = frozenset(m.group(1) for m in _GROWN.finditer(self.text))
+        return self._grown
+
     def _built_lists(self, line: int) -> dict[str, list[tuple[int, set[str]]]]:
         """For the innermost function around ``line``: local name -> (line, classes called) of
-        each statement that assigns, adds or appends to it (``model += [Block(...)]``)."""
+        each statement that assigns it a list, adds to it or appends to it (``model = [Conv(...)]``,
+        ``model += [Block(...)]``, ``model.append(Block(...))``)."""
         inner: Optional[_Def] = None
         for d in self.defs:
             if d.node.lineno <= line <= d.last and (inner is None or d.node.lineno > inner.node.lineno):
                 inner = d
         if inner is None:
             return {}
-        found: dict[str, list[tuple[int, set[str]]]] = {}
+        found = self._lists.get(id(inner.node))
+        if found is not None:
+            return found
+        found = self._lists[id(inner.node)] = {}
         stack: list[ast.AST] = list(inner.node.body)
         while stack:
             node = stack.pop()
@@ -502,9 +518,10 @@ class ScreenFacts:
                 continue
             stack.extend(ast.iter_child_nodes(node))
             targets: list[ast.expr]
-            if isinstance(node, ast.Assign):
+            value: ast.AST
+            if isinstance(node, ast.Assign) and isinstance(node.value, (ast.List, ast.ListComp)):
                 targets, value = node.targets, node.value
-            elif isinstance(node, ast.AugAssign):
+            elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
                 targets, value = [node.target], node.value
             elif (
                 isinstance(node, ast.Call)

@@ -104,6 +104,8 @@ class LinkOptions:
     first_party: tuple[str, ...] = ()
     third_party: tuple[str, ...] = ()
     project_root: str = ""
+    #: functions compiled by code outside the tree (``Class.method``, ``FILE:Class.method``)
+    compiled: tuple[str, ...] = ()
 
 
 class Project:
@@ -402,12 +404,27 @@ class Project:
                 kind = self.module_class(summary.path, unit.cls)
                 if kind is not None:
                     yield index, f"forward of {kind}"
+        for name in self.options.compiled:
+            for index in self.named(name):
+                if index not in self.opaque:
+                    yield index, f"named compiled: {name}"
         for summary in self.files.values():
             for where, dotted, line in summary.compiled:
                 why = f"passed to torch.compile at {_shown(summary.path)}:{line}"
                 for index in self._compiled(summary, where, dotted):
                     if index not in self.opaque:
                         yield index, why if dotted else f"a function in it is passed to torch.compile at {why[26:]}"
+
+    def named(self, name: str) -> list[int]:
+        """The units ``name`` names: ``Class.method`` in any file, ``FILE:Class.method`` in files
+        whose path ends with ``FILE``."""
+        path, _, qualname = name.rpartition(":")
+        suffix = path.replace("\\", "/")
+        return [
+            index
+            for index, (summary, unit) in enumerate(self.units)
+            if unit.qualname == qualname and (not suffix or summary.path.replace(os.sep, "/").endswith(suffix))
+        ]
 
     def _compiled(self, summary: FileSummary, where: str, dotted: str) -> list[int]:
         if not dotted:
