@@ -38,6 +38,8 @@ from libcst.metadata import BatchableMetadataProvider
 
 from codemods.analysis.argument_flow import bound_arguments
 from codemods.analysis.catalogue import (
+    BOOL_FUNCTIONS,
+    BOOL_METHODS,
     BY_QUALIFIED,
     BY_TENSOR_READ,
     CONDITION,
@@ -52,7 +54,14 @@ from codemods.analysis.catalogue import (
 from codemods.analysis.nodes import dotted_name
 from codemods.analysis.reach import ExternalBreak, call_key
 from codemods.analysis.scopes import Scope, ScopeTracker, names_in
-from codemods.analysis.tensors import OTHER, TensorFacts, returns_a_tensor, torch_aliases
+from codemods.analysis.tensors import (
+    BOOL_COMPARISONS,
+    BOOL_OPERATORS,
+    OTHER,
+    TensorFacts,
+    returns_a_tensor,
+    torch_aliases,
+)
 from codemods.fastcst import walk
 
 
@@ -346,6 +355,9 @@ class _Collector(ScopeTracker):
         for subscript, fn, guards in self._subscripts:
             if id(subscript) in self._stored or any(guard.holds() for guard in guards):
                 continue
+            index = _one_index(subscript)
+            if index is None or not _may_be_bool(index):
+                continue  # ``x[0]``, ``d["key"]``: no tensor inference needed to say so
             if _indexes_by_mask(subscript, self.tensor_facts(fn)):
                 reason = _reason(MASK_INDEX)
                 self.direct_calls[subscript] = reason
@@ -625,6 +637,25 @@ def _one_index(node: cst.Subscript) -> Optional[cst.BaseExpression]:
     if isinstance(element.comma, cst.Comma):
         return None
     return element.slice.value
+
+
+def _may_be_bool(index: cst.BaseExpression) -> bool:
+    """``index`` is written as a bool tensor can be (what
+    :meth:`~codemods.analysis.tensors.TensorFacts.is_bool_tensor` may accept): a name, one
+    comparison, ``~``/``&``/``|``/``^`` of such, a call of a bool method or function."""
+    if isinstance(index, cst.Name):
+        return True
+    if isinstance(index, cst.Comparison):
+        return len(index.comparisons) == 1 and isinstance(index.comparisons[0].operator, BOOL_COMPARISONS)
+    if isinstance(index, cst.UnaryOperation):
+        return isinstance(index.operator, cst.BitInvert) and _may_be_bool(index.expression)
+    if isinstance(index, cst.BinaryOperation):
+        return isinstance(index.operator, BOOL_OPERATORS) and _may_be_bool(index.left) and _may_be_bool(index.right)
+    return (
+        isinstance(index, cst.Call)
+        and isinstance(index.func, cst.Attribute)
+        and index.func.attr.value in BOOL_METHODS | BOOL_FUNCTIONS
+    )
 
 
 def _stored_subscripts(target: cst.BaseExpression) -> list[int]:

@@ -115,7 +115,9 @@ _BOOL_COMPARISONS = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.Great
 #: operators whose result is a bool tensor when both sides are
 _BOOL_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor)
 
-#: the tables above that readers of Python's ``ast`` share (rewriter/prefilter/tensor_evidence.py)
+#: the tables above that other readers share (rewriter/prefilter/tensor_evidence.py, the break analysis)
+BOOL_COMPARISONS = _BOOL_COMPARISONS
+BOOL_OPERATORS = _BOOL_OPERATORS
 TORCH_NON_TENSOR = _TORCH_NON_TENSOR
 METHOD_NON_TENSOR = _METHOD_NON_TENSOR
 TENSOR_ATTRIBUTES = _TENSOR_ATTRIBUTES

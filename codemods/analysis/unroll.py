@@ -99,6 +99,12 @@ class ModuleConstants:
 _last: Optional[tuple[cst.Module, dict[str, cst.BaseExpression]]] = None
 
 
+def forget_constants() -> None:
+    """Let go of the last module read (the engine calls it once a file is done: its tree can go)."""
+    global _last
+    _last = None
+
+
 def _module_constants(module: cst.Module) -> dict[str, cst.BaseExpression]:
     declared_global = {
         item.name.value for node in walk.descendants(module) if type(node) is cst.Global for item in node.names
