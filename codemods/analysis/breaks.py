@@ -38,8 +38,6 @@ from libcst.metadata import BatchableMetadataProvider
 
 from codemods.analysis.argument_flow import bound_arguments
 from codemods.analysis.catalogue import (
-    BOOL_FUNCTIONS,
-    BOOL_METHODS,
     BY_QUALIFIED,
     BY_TENSOR_READ,
     CONDITION,
@@ -54,14 +52,7 @@ from codemods.analysis.catalogue import (
 from codemods.analysis.nodes import dotted_name
 from codemods.analysis.reach import ExternalBreak, call_key
 from codemods.analysis.scopes import Scope, ScopeTracker, names_in
-from codemods.analysis.tensors import (
-    BOOL_COMPARISONS,
-    BOOL_OPERATORS,
-    OTHER,
-    TensorFacts,
-    returns_a_tensor,
-    torch_aliases,
-)
+from codemods.analysis.tensors import OTHER, TensorFacts, may_be_bool_tensor, returns_a_tensor, torch_aliases
 from codemods.fastcst import walk
 
 
@@ -356,7 +347,7 @@ class _Collector(ScopeTracker):
             if id(subscript) in self._stored or any(guard.holds() for guard in guards):
                 continue
             index = _one_index(subscript)
-            if index is None or not _may_be_bool(index):
+            if index is None or not may_be_bool_tensor(index):
                 continue  # ``x[0]``, ``d["key"]``: no tensor inference needed to say so
             if _indexes_by_mask(subscript, self.tensor_facts(fn)):
                 reason = _reason(MASK_INDEX)
@@ -637,25 +628,6 @@ def _one_index(node: cst.Subscript) -> Optional[cst.BaseExpression]:
     if isinstance(element.comma, cst.Comma):
         return None
     return element.slice.value
-
-
-def _may_be_bool(index: cst.BaseExpression) -> bool:
-    """``index`` is written as a bool tensor can be (what
-    :meth:`~codemods.analysis.tensors.TensorFacts.is_bool_tensor` may accept): a name, one
-    comparison, ``~``/``&``/``|``/``^`` of such, a call of a bool method or function."""
-    if isinstance(index, cst.Name):
-        return True
-    if isinstance(index, cst.Comparison):
-        return len(index.comparisons) == 1 and isinstance(index.comparisons[0].operator, BOOL_COMPARISONS)
-    if isinstance(index, cst.UnaryOperation):
-        return isinstance(index.operator, cst.BitInvert) and _may_be_bool(index.expression)
-    if isinstance(index, cst.BinaryOperation):
-        return isinstance(index.operator, BOOL_OPERATORS) and _may_be_bool(index.left) and _may_be_bool(index.right)
-    return (
-        isinstance(index, cst.Call)
-        and isinstance(index.func, cst.Attribute)
-        and index.func.attr.value in BOOL_METHODS | BOOL_FUNCTIONS
-    )
 
 
 def _stored_subscripts(target: cst.BaseExpression) -> list[int]:

@@ -115,9 +115,7 @@ _BOOL_COMPARISONS = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.Great
 #: operators whose result is a bool tensor when both sides are
 _BOOL_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor)
 
-#: the tables above that other readers share (rewriter/prefilter/tensor_evidence.py, the break analysis)
-BOOL_COMPARISONS = _BOOL_COMPARISONS
-BOOL_OPERATORS = _BOOL_OPERATORS
+#: the tables above that readers of Python's ``ast`` share (rewriter/prefilter/tensor_evidence.py)
 TORCH_NON_TENSOR = _TORCH_NON_TENSOR
 METHOD_NON_TENSOR = _METHOD_NON_TENSOR
 TENSOR_ATTRIBUTES = _TENSOR_ATTRIBUTES
@@ -177,7 +175,7 @@ class TensorFacts:
         self.submodules = frozenset(submodules)
         #: methods of the class annotated to return a tensor (``self._padding(x)``)
         self.tensor_methods = frozenset(tensor_methods)
-        #: parameters every caller in the file may hand a tensor, or a tuple holding one
+        # parameters a caller in the file hands a tensor, or a tuple holding one
         tensor_params = frozenset(tensor_params)
         #: names ``torch`` and its modules are imported as (``torch``, ``F``, ``nn``)
         self.torch_names = frozenset(torch_names)
@@ -430,6 +428,29 @@ class TensorFacts:
         if isinstance(node, cst.Subscript):
             return self.kind(node.value) == TENSOR
         return False
+
+
+def may_be_bool_tensor(expr: cst.BaseExpression) -> bool:
+    """``expr`` is written as :meth:`TensorFacts.is_bool_tensor` may accept, whatever its
+    kinds: a name, one comparison, ``~``/``&``/``|``/``^`` of such, a call of a bool method or
+    function. What it rejects needs no tensor inference to be ruled out (``x[0]``, ``d["k"]``)."""
+    if isinstance(expr, cst.Name):
+        return True
+    if isinstance(expr, cst.Comparison):
+        return len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, _BOOL_COMPARISONS)
+    if isinstance(expr, cst.UnaryOperation):
+        return isinstance(expr.operator, cst.BitInvert) and may_be_bool_tensor(expr.expression)
+    if isinstance(expr, cst.BinaryOperation):
+        return (
+            isinstance(expr.operator, _BOOL_OPERATORS)
+            and may_be_bool_tensor(expr.left)
+            and may_be_bool_tensor(expr.right)
+        )
+    return (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value in BOOL_METHODS | BOOL_FUNCTIONS
+    )
 
 
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)

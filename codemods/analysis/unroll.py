@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, Union
 
 import libcst as cst
+from libcst.metadata import BaseMetadataProvider
 
 from codemods.analysis.bindings import (
     DropAnnotations,
@@ -87,22 +88,17 @@ class ModuleConstants:
 
     def _constants(self) -> dict[str, cst.BaseExpression]:
         if self._table is None:
-            global _last
-            # The rules of one run each ask of the same tree: read it once.
-            if _last is None or _last[0] is not self.module:
-                _last = (self.module, _module_constants(self.module))
-            self._table = _last[1]
+            self._table = _module_constants(self.module)
         return self._table
 
 
-#: the last module read, and its table (the module is held, so its id is not reused)
-_last: Optional[tuple[cst.Module, dict[str, cst.BaseExpression]]] = None
+class ModuleConstantsProvider(BaseMetadataProvider[ModuleConstants]):
+    """The module's :class:`ModuleConstants`, set on the module node: the rules that share a
+    metadata wrapper (every rule of a file until one changes the tree) share one table, read
+    on the first question and gone with the wrapper."""
 
-
-def forget_constants() -> None:
-    """Let go of the last module read (the engine calls it once a file is done: its tree can go)."""
-    global _last
-    _last = None
+    def _gen_impl(self, module: cst.Module) -> None:
+        self.set_metadata(module, ModuleConstants(module))
 
 
 def _module_constants(module: cst.Module) -> dict[str, cst.BaseExpression]:

@@ -25,7 +25,7 @@ from codemods.analysis.breaks import (
     sites_that_skip,
 )
 from codemods.analysis.hoist import HoistPlan, HoistRefusal, loop_parts, loop_runs_once_at_least, plan_hoist
-from codemods.analysis.unroll import ModuleConstants
+from codemods.analysis.unroll import ModuleConstantsProvider
 from codemods.fastcst.positions import LazyPositionProvider
 from codemods.rules.base import FunctionScopedRule
 
@@ -33,11 +33,11 @@ Loop = Union[cst.For, cst.While]
 
 
 class LoopRule(FunctionScopedRule):
-    METADATA_DEPENDENCIES = (LazyPositionProvider, BreakProvider)
+    METADATA_DEPENDENCIES = (LazyPositionProvider, BreakProvider, ModuleConstantsProvider)
 
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)
-        self.constants = ModuleConstants(node)
+        self.constants = self.get_metadata(ModuleConstantsProvider, node)
 
     def constant(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """The literal a name read in the current function always stands for (a module constant)."""

@@ -27,7 +27,6 @@ from libcst.codemod import CodemodContext
 from codemods.analysis.breaks import BreakProvider
 from codemods.analysis.helper_names import first_free_number
 from codemods.analysis.reach import NO_FACTS, ProjectFacts
-from codemods.analysis.unroll import forget_constants
 from codemods.fastcst.walk import ReadOnlyMetadataWrapper, all_distinct
 from codemods.rules.base import Finding, RecordedSkip, RuleOptions
 from codemods.rules.registry import REGISTRY
@@ -186,15 +185,12 @@ def transform_source(text: str, path: str, settings: Settings, project: Optional
         raise PythonRejects(screening.python_error)
     # Rules the screen ruled out find nothing here, nor in what the others make of it.
     codes = screening.codes or settings.active_codes
-    try:
-        with deeper_recursion():
-            if screening.skeleton is not None:
-                outcome = _transform_view(text, path, settings, screening.skeleton, codes, project)
-                if outcome is not None:
-                    return outcome
-            outcome = _transform_view(text, path, settings, FileView.whole(text), codes, project)
-    finally:
-        forget_constants()  # the file's trees go with it
+    with deeper_recursion():
+        if screening.skeleton is not None:
+            outcome = _transform_view(text, path, settings, screening.skeleton, codes, project)
+            if outcome is not None:
+                return outcome
+        outcome = _transform_view(text, path, settings, FileView.whole(text), codes, project)
     assert outcome is not None  # the whole file is always put back
     return outcome
 
