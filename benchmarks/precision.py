@@ -38,6 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import realworld  # noqa: E402
+import zoo  # noqa: E402
 
 #: rules whose findings are about a frame Dynamo skips (the placement rules GBF005-GBF007 are not)
 FRAME_RULES = ("GBF001", "GBF002", "GBF003", "GBF004", "GBF009", "GBF010", "GBF011")
@@ -188,9 +189,12 @@ def score(findings: Iterable[dict[str, Any]], side: dict[str, Any], root: str, f
     }
 
 
-def scan(settings: realworld.Settings, root: str, files: list[str], trace_dir: Optional[str]) -> list[dict[str, Any]]:
+def scan(
+    settings: realworld.Settings, root: str, files: list[str], trace_dir: Optional[str], compiled: list[str]
+) -> list[dict[str, Any]]:
     """``gbfix scan --format json`` over the model's files of the installed package (read only)."""
-    args = ["scan", "--format", "json", "--exit-zero", "-q", *(["--trace", trace_dir] if trace_dir else []), *files]
+    recorded = ["--trace", trace_dir] if trace_dir else []
+    args = ["scan", "--format", "json", "--exit-zero", "-q", *recorded, *compiled, *files]
     proc = realworld.gbfix(settings, root, *args)
     if proc.returncode != 0:
         raise RuntimeError(f"gbfix scan exited {proc.returncode}: {proc.stderr.strip()[-400:]}")
@@ -216,11 +220,13 @@ def measure(model: dict[str, Any], settings: realworld.Settings, scratch: str, r
             "discover", model["name"], settings, scratch, "--reference", reference, trace_dir=trace_dir
         )
     result: dict[str, Any] = {"name": model["name"]}
-    result["static"] = score(scan(settings, root, model["files"], None), before, root, model["files"])
+    compiled = realworld.compiled_options(zoo.get(model["name"]))
+    result["static"] = score(scan(settings, root, model["files"], None, compiled), before, root, model["files"])
     if "error" in recorded:
         result["trace"] = {"error": recorded["error"]}
     else:
-        result["trace"] = score(scan(settings, root, model["files"], trace_dir), before, root, model["files"])
+        found = scan(settings, root, model["files"], trace_dir, compiled)
+        result["trace"] = score(found, before, root, model["files"])
     return result
 
 

@@ -231,6 +231,11 @@ def installed_dir(package: str) -> str:
     return os.path.abspath(list(spec.submodule_search_locations)[0])
 
 
+def compiled_options(spec: zoo.ModelSpec) -> list[str]:
+    """``--compiled NAME`` for what the model's build compiles besides modules' ``forward``."""
+    return [option for name in spec.compiled for option in ("--compiled", name)]
+
+
 def changed_files(patch: str) -> list[str]:
     """Paths (relative to the copy root) named by ``+++ b/`` headers."""
     return [line[6:].strip() for line in patch.splitlines() if line.startswith("+++ b/")]
@@ -280,7 +285,7 @@ def run_after(
     instead of measuring identical code twice.
     """
     copy.restore()
-    args = ["apply", "--dry-run", *settings.apply_options, *files]
+    args = ["apply", "--dry-run", *settings.apply_options, *compiled_options(spec), *files]
     if mode == "trace":
         args[2:2] = ["--trace", trace_dir or ""]
     started = time.perf_counter()

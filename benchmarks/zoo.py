@@ -45,6 +45,9 @@ class ModelSpec:
     #: part of the default run; the others compile like a default one of their family (see ``note``)
     #: and stay available with ``--models``
     default: bool = True
+    #: what the build compiles that is not a module's ``forward``, as a user names it to gbfix
+    #: (``--compiled NAME``): static mode cannot know what a script outside the package compiles
+    compiled: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -731,7 +734,11 @@ _DECODERS = (
     ModelSpec("llama", "decoder", build_llama, note="control: one graph"),
     ModelSpec("gpt2", "decoder", build_gpt2, note="control: one graph"),
     ModelSpec(
-        "llama_generate", "decoder", build_llama_generate, note="generate(): greedy decoding loop around the model"
+        "llama_generate",
+        "decoder",
+        build_llama_generate,
+        note="generate(): greedy decoding loop around the model",
+        compiled=("GenerationMixin.generate",),
     ),
     ModelSpec(
         "llama_attentions", "decoder", build_llama_attentions, note="output_attentions=True: a warning in every layer"

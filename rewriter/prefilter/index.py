@@ -205,6 +205,8 @@ class _Statements:
     loop_aliases: dict[str, set[str]] = field(default_factory=dict)
     #: (first, last) lines of docstrings over several lines: their examples call nothing
     docstrings: list[tuple[int, int]] = field(default_factory=list)
+    #: module-level ``NAME = {key: "method", ...}``: NAME -> the names its values spell
+    dispatch: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def note_docstring(self, body: list[ast.stmt]) -> None:
         first = long_docstring(body)
@@ -238,6 +240,8 @@ def _walk(tree: ast.Module, module: str, is_package: bool) -> _Statements:
         elif kind is ast.Assign:
             if in_function and not isinstance(node.value, _SIMPLE_VALUES):
                 found.assigns.append(node)
+            elif not in_function and not prefix and isinstance(node.value, ast.Dict):
+                _note_dispatch(node, found.dispatch)
         elif kind is ast.ImportFrom:
             base = absolute_module(module, is_package, node.module, node.level)
             if base is not None:
@@ -259,6 +263,17 @@ def _walk(tree: ast.Module, module: str, is_package: bool) -> _Statements:
             for case in getattr(node, "cases", ()):
                 stack.extend((s, in_function, prefix, owner) for s in case.body)
     return found
+
+
+def _note_dispatch(node: ast.Assign, dispatch: dict[str, tuple[str, ...]]) -> None:
+    """Keep a module-level dict whose values all spell names (a table of methods to dispatch to)."""
+    values = node.value.values if isinstance(node.value, ast.Dict) else []
+    names = [v.value for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+    if not values or len(names) != len(values):
+        return
+    for target in node.targets:
+        if isinstance(target, ast.Name):
+            dispatch[target.id] = tuple(sorted({name for name in names if name.isidentifier()}))
 
 
 def _statement_at(body: list[ast.stmt], line: int) -> Optional[ast.stmt]:
@@ -423,6 +438,8 @@ class _Reader:
                 found = self._tensor_read(line, name, start + len(name))
                 if found is not None:
                     direct[at] = (found.reason, found.raises, line)
+            if name == "getattr" and receiver == "" and self.found.dispatch and name not in self.bound:
+                per_unit[at].update(("s", "", method) for method in self._dispatched(line))
             call = self._kept(name, receiver, instances[at]) if receiver is not None else None
             if call is None and receiver == "" and name == firsts[at] and name not in self.bound:
                 call, wraps[at] = ("n", "", name), name
@@ -496,6 +513,18 @@ class _Reader:
             holds,
             wraps,
         )
+
+    def _dispatched(self, line: int) -> tuple[str, ...]:
+        """The methods ``getattr(self, TABLE[key])`` may fetch (also ``type(self)``, ``TABLE.get(key)``),
+        with ``TABLE`` a module-level dict of method names: ``generate`` picks its decoding loop so."""
+        call = self.call_at(line, "getattr")
+        if call is None or len(call.args) < 2 or not _is_self(call.args[0]):
+            return ()
+        key = call.args[1]
+        table = key.value if isinstance(key, ast.Subscript) else _callee(key) if isinstance(key, ast.Call) else None
+        if isinstance(table, ast.Attribute) and table.attr == "get" and isinstance(key, ast.Call):
+            table = table.value
+        return self.found.dispatch.get(table.id, ()) if isinstance(table, ast.Name) else ()
 
     def _compiled_by_decorator(self, unit: _Def) -> str:
         """Why compile runs the unit: it, or a function nested in it, is decorated with ``torch.compile``."""
@@ -654,6 +683,15 @@ def _ends_with(func: ast.expr, name: str, line: int) -> bool:
     if isinstance(func, ast.Attribute):
         return func.attr == name and (func.end_lineno or func.lineno) == line
     return False
+
+
+def _is_self(node: ast.expr) -> bool:
+    """``self``, ``type(self)`` or ``self.__class__``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" and node.args:
+        node = node.args[0]
+    elif isinstance(node, ast.Attribute) and node.attr == "__class__":
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == "self"
 
 
 def _callee(node: ast.expr) -> ast.expr:
