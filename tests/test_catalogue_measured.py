@@ -4,7 +4,8 @@ The controls beside them (three-argument ``torch.where``, ``int()`` of a
 Python value, an ``assert`` on a tensor, a ``while`` condition on a tensor,
 iterating a ``nonzero()`` result made before the loop, indexing with a
 tensor of integers, ``masked_fill``, and assigning through a mask,
-``x[mask] = v``, which traces as ``index_put``) do not skip it on torch
+``x[mask] = v``, which traces as ``index_put``, and a ``print`` in an
+``except`` clause no exception reaches) do not skip it on torch
 2.13, which is why the catalogue leaves them out. Reading through a mask,
 ``x[mask]`` (also in ``x[mask] += v``), calls ``nonzero`` and does. If torch changes,
 these tests say which entry to revisit.
@@ -185,6 +186,15 @@ def pad_by_a_number(x):
     return x
 
 
+def print_in_an_except_clause(x):
+    for step in range(3):
+        try:
+            x = x * 2
+        except RuntimeError:
+            print("failed at step", step)
+    return x
+
+
 def _skipped(fn) -> int:
     with contextlib.redirect_stdout(io.StringIO()):
         _, stats = measure(fn, (torch.tensor([1.0, 2.0, 3.0, 0.5]),), calls=2, coverage=False)
@@ -226,6 +236,7 @@ def test_each_entry_skips_the_frame(fn) -> None:
         masked_fill_by_a_mask,
         mask_assigned_through,
         pad_by_a_number,
+        print_in_an_except_clause,
     ],
 )
 def test_each_control_does_not(fn) -> None:

@@ -378,6 +378,8 @@ CALLEES = [
     ("n = int(k.bit_length())\n    return x * n", False),
     ("return torch.where(x > 0, x, -x)", False),
     ("if any(v.all() for v in [x]):\n        x = -x\n    return x", False),
+    # an ``except`` clause runs only after an exception: what it calls breaks no normal run
+    ("try:\n        x = x * k\n    except TypeError:\n        print(int(x.sum()))\n    return x", False),
 ]
 CALLER = (
     "import torch\n"

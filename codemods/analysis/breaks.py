@@ -200,6 +200,12 @@ class _Collector(ScopeTracker):
     def leave_If(self, original_node: cst.If) -> None:
         self._leave_suite(original_node)
 
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._guarded_suites[id(node.body)] = _Guard(None, self._scope)
+
+    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
+        self._guarded_suites[id(node.body)] = _Guard(None, self._scope)
+
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._enter_suite(node)
 
@@ -507,12 +513,16 @@ def compiling_test(test: cst.BaseExpression) -> Optional[tuple[cst.Call, bool]]:
 
 @dataclass(frozen=True)
 class _Guard:
-    """An ``if`` test that may keep a suite from running under Dynamo, read in its scope."""
+    """An ``if`` test that may keep a suite from running under Dynamo, read in its scope; without
+    a test, an ``except`` clause: Dynamo traces it only after an exception, which the normal path
+    does not raise (a handler that logs does not skip the loop around its ``try``)."""
 
-    call: cst.Call
+    call: Optional[cst.Call]
     scope: Scope
 
     def holds(self) -> bool:
+        if self.call is None:
+            return True
         names = names_in(self.scope, self.call.func)
         return bool(names & IS_COMPILING) or any(
             "." in name and name.rpartition(".")[2] in LIBRARY_IS_COMPILING for name in names

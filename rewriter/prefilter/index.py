@@ -205,6 +205,8 @@ class _Statements:
     loop_aliases: dict[str, set[str]] = field(default_factory=dict)
     #: (first, last) lines of docstrings over several lines: their examples call nothing
     docstrings: list[tuple[int, int]] = field(default_factory=list)
+    #: (first, last) lines of ``except`` clauses: what they call runs only after an exception
+    handlers: list[tuple[int, int]] = field(default_factory=list)
     #: module-level ``NAME = {key: "method", ...}``: NAME -> the names its values spell
     dispatch: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -259,6 +261,7 @@ def _walk(tree: ast.Module, module: str, is_package: bool) -> _Statements:
             for name in _BLOCK_FIELDS:
                 stack.extend((s, in_function, prefix, owner) for s in getattr(node, name, ()))
             for handler in getattr(node, "handlers", ()):
+                found.handlers.append((handler.lineno, handler.end_lineno or handler.lineno))
                 stack.extend((s, in_function, prefix, owner) for s in handler.body)
             for case in getattr(node, "cases", ()):
                 stack.extend((s, in_function, prefix, owner) for s in case.body)
@@ -415,6 +418,8 @@ class _Reader:
         compiled: list[tuple[str, str, int]] = []
         instances = self._instances()
         quiet = _Spans(self.found.docstrings)
+        # Dynamo traces an ``except`` clause only after an exception: its calls break no normal run.
+        cold = _Spans(_outermost(self.found.handlers))
         for start, receiver, name in _calls(self.text):
             line = lines.line_of(start)
             if quiet.holds(line) or lines.in_comment(start):
@@ -427,14 +432,20 @@ class _Reader:
             if receiver == "super()":
                 per_unit[at].add(("super", "", name))
                 continue
-            if direct[at] is None:
+            if direct[at] is None and not cold.holds(line):
                 # ``(x > 0).nonzero()``: a method entry matches whatever its receiver is, as in the file's analysis
                 entry = self.catalogue(name, receiver if receiver is not None else "()", start + len(name))
                 node = self.call_at(line, name) if entry is not None else None
                 if entry is not None and node is not None and _arity_fits(entry, node) and self._holds(entry, node):
                     if not _recorded_only(entry, node):
                         direct[at] = (entry.reason, entry.raises, line)
-            if direct[at] is None and receiver == "" and name in TENSOR_READ_NAMES and name not in self.bound:
+            if (
+                direct[at] is None
+                and receiver == ""
+                and name in TENSOR_READ_NAMES
+                and name not in self.bound
+                and not cold.holds(line)
+            ):
                 found = self._tensor_read(line, name, start + len(name))
                 if found is not None:
                     direct[at] = (found.reason, found.raises, line)
@@ -448,7 +459,7 @@ class _Reader:
         for match in CONDITION_LINE.finditer(self.text):
             line = lines.line_of(match.end())
             at = self.unit_at(line)
-            if at is not None and direct[at] is None and self._branches_on_tensor(line):
+            if at is not None and direct[at] is None and not cold.holds(line) and self._branches_on_tensor(line):
                 direct[at] = (CONDITION.reason, CONDITION.raises, line)
         blocks = [False] * len(self.units)
         for match in _BLOCK_WORDS.finditer(self.text):
@@ -636,6 +647,17 @@ class _Spans:
     def holds(self, line: int) -> bool:
         at = bisect_right(self.firsts, line) - 1
         return at >= 0 and self.spans[at][1] >= line
+
+
+def _outermost(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans not inside another (``except`` clauses nest), for :class:`_Spans`."""
+    kept: list[tuple[int, int]] = []
+    for first, last in sorted(spans):
+        if kept and first <= kept[-1][1]:
+            kept[-1] = (kept[-1][0], max(kept[-1][1], last))
+        else:
+            kept.append((first, last))
+    return kept
 
 
 def _calls(text: str) -> Iterator[tuple[int, Optional[str], str]]:
