@@ -161,11 +161,30 @@ def is_deprecation_notice(message: str, category: str = "") -> bool:
     return "deprecat" in message.lower() or category in DEPRECATION_CATEGORIES
 
 
+#: what the literal text of a notice says when it tells a caller that what it passed is not used
+IGNORED_INPUT_PHRASES: tuple[str, ...] = ("will be ignored", "not expected by")
+
+
+def is_ignored_input_notice(message: str) -> bool:
+    """Whether an output call tells its caller that an argument it passed is not used
+    ("cross_attention_kwargs [...] are not expected by AttnProcessor and will be ignored").
+
+    Like a deprecation notice it runs only when a caller passes what it should not: on the
+    real-model benchmark the one static mode flagged (diffusers' ``Attention.forward``, three
+    findings through the blocks that call it) did not run.
+    """
+    text = message.lower()
+    return any(phrase in text for phrase in IGNORED_INPUT_PHRASES)
+
+
 def counts_only_where_recorded(entry: BreakCall, message: str, category: str = "") -> bool:
     """Whether a call matching ``entry`` counts only on a line a real run recorded: an entry
-    marked so, or an output call that is a deprecation notice (its message's literal text and
-    its warning category's last name, as each reader of the source finds them)."""
-    return entry.recorded_only or (bool(entry.cause) and is_deprecation_notice(message, category))
+    marked so, or an output call that is a deprecation notice or tells of an ignored argument
+    (its message's literal text and its warning category's last name, as each reader of the
+    source finds them)."""
+    if entry.recorded_only:
+        return True
+    return bool(entry.cause) and (is_deprecation_notice(message, category) or is_ignored_input_notice(message))
 
 
 def logger_entry(name: str, receiver: Optional[str]) -> Optional[BreakCall]:

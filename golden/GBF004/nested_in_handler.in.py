@@ -1,5 +1,7 @@
 """A try nested in the handler and in the else clause of a try that is split: the split
-keeps them in the function, so they are split in the same run (a second run changes nothing)."""
+keeps them in the function, so the one in the else clause is split in the same run (a second
+run changes nothing); the one in the handler runs only after an exception, which Dynamo's
+normal path never traces, so it is left as written."""
 import torch
 
 

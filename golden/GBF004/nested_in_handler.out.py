@@ -1,44 +1,40 @@
 """A try nested in the handler and in the else clause of a try that is split: the split
-keeps them in the function, so they are split in the same run (a second run changes nothing)."""
+keeps them in the function, so the one in the else clause is split in the same run (a second
+run changes nothing); the one in the handler runs only after an exception, which Dynamo's
+normal path never traces, so it is left as written."""
 import torch
 
 
 def fn(x):
     x = x.sin()
-    _gbfix_ok_3 = False
+    _gbfix_ok_2 = False
     try:
         y = x + 1
-        _gbfix_ok_3 = True
+        _gbfix_ok_2 = True
     except ValueError:
-        _gbfix_ok_1 = False
         try:
             y = x - 1
-            _gbfix_ok_1 = True
+            print("fallback")
         except RuntimeError:
             y = x
-        if _gbfix_ok_1:
-            print("fallback")
-    if _gbfix_ok_3:
+    if _gbfix_ok_2:
         print("y ready")
         try:
             y = y * 2
         except ValueError:
-            _gbfix_ok_1 = False
             try:
                 y = x - 1
-                _gbfix_ok_1 = True
+                print("fallback")
             except RuntimeError:
                 y = x
-            if _gbfix_ok_1:
-                print("fallback")
         else:
-            _gbfix_ok_2 = False
+            _gbfix_ok_1 = False
             try:
                 y = y.exp()
-                _gbfix_ok_2 = True
+                _gbfix_ok_1 = True
             except RuntimeError:
                 pass
-            if _gbfix_ok_2:
+            if _gbfix_ok_1:
                 print("exp done")
                 try:
                     y = y + 1
