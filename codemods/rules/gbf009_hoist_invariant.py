@@ -109,6 +109,8 @@ class HoistInvariant(LoopRule):
         super().visit_Module(node)
         #: per loop being visited: whether this rule reads its breaks once before it
         self.hoisting: list[bool] = []
+        #: loop node id -> its plan (original nodes: ids stay valid for the walk)
+        self._plans: dict[int, Union[HoistPlan, HoistRefusal, None]] = {}
 
     # -- loops --------------------------------------------------------------------
     def visit_For(self, node: cst.For) -> None:
@@ -124,12 +126,21 @@ class HoistInvariant(LoopRule):
         return self._leave_loop(original_node, updated_node)
 
     def _loop_plan(self, loop: Loop) -> Union[HoistPlan, HoistRefusal, None]:
-        """How this rule reads the loop's breaks once (None: not its loop)."""
+        """How this rule reads the loop's breaks once (None: not its loop); asked on the way in
+        and on the way out, answered once."""
+        if id(loop) not in self._plans:
+            self._plans[id(loop)] = self._plan_of(loop)
+        return self._plans[id(loop)]
+
+    def _plan_of(self, loop: Loop) -> Union[HoistPlan, HoistRefusal, None]:
         func = self.enclosing
-        if func is None or is_outlined(func.name.value) or self.nothing_to_capture(func):
+        if func is None or is_outlined(func.name.value):
             return None
+        # Most loops break nowhere: look for breaks before counting the function's tensor ops.
         sites = self.skipping_breaks(loop)
-        return self.hoist_plan(loop, sites) if sites else None
+        if not sites or self.nothing_to_capture(func):
+            return None
+        return self.hoist_plan(loop, sites)
 
     def _leave_loop(self, original: Loop, updated: Loop) -> Replacement:
         self.hoisting.pop()
