@@ -98,6 +98,10 @@ class _Function:
     callees: list[tuple[cst.Call, str]] = field(default_factory=list)
 
 
+#: the nodes :meth:`_Collector._built_lists` reads
+_LIST_BUILDERS = walk.node_types(cst.Assign, cst.AugAssign, cst.Call)
+
+
 class _Collector(ScopeTracker):
     """What one pass over the module learns: functions, classes, submodules, call edges.
 
@@ -269,6 +273,9 @@ class _Collector(ScopeTracker):
         if found is None:
             found = self._lists[id(fn.node)] = {}
             for node in walk.descendants(fn.node.body, lambda n: type(n) not in _NESTED_SCOPES):
+                kind = type(node)
+                if kind not in _LIST_BUILDERS:
+                    continue  # by type: isinstance of libcst's node classes is slow on every node
                 if isinstance(node, cst.Assign) and isinstance(node.value, (cst.List, cst.ListComp)):
                     targets: list[cst.BaseExpression] = [t.target for t in node.targets]
                     value: cst.CSTNode = node.value

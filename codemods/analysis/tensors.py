@@ -110,6 +110,21 @@ _LITERALS = (
     cst.Lambda,
 )
 _SCOPES = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef)
+#: the nodes that bind names in a function's own code
+_BINDERS = walk.node_types(
+    cst.Assign,
+    cst.AnnAssign,
+    cst.AugAssign,
+    cst.For,
+    cst.CompFor,
+    cst.NamedExpr,
+    cst.WithItem,
+    cst.ExceptHandler,
+    cst.Import,
+    cst.ImportFrom,
+)
+#: the nodes :meth:`TensorFacts.is_tensor_op` may count
+_OPS = walk.node_types(cst.Call, cst.BinaryOperation, cst.Comparison, cst.UnaryOperation, cst.AugAssign, cst.Subscript)
 #: comparisons whose result is a bool tensor when a side is a tensor (``is``/``in`` are Python's)
 _BOOL_COMPARISONS = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 #: operators whose result is a bool tensor when both sides are
@@ -214,22 +229,32 @@ class TensorFacts:
         bindings: list[tuple[list[str], Optional[cst.BaseExpression]]] = []
         single: dict[str, cst.Assign] = {}
         for node in self._own_nodes(self.func.body):
-            if isinstance(node, cst.Assign):
+            node_type = type(node)  # by type: isinstance of libcst's node classes is slow on every node
+            if node_type not in _BINDERS:
+                continue
+            if node_type is cst.Assign:
+                assert isinstance(node, cst.Assign)
                 for target in node.targets:
                     bindings.append((target_names(target.target), node.value))
-                if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-                    single[node.targets[0].target.value] = node
-            elif isinstance(node, cst.AnnAssign) and node.value is not None:
-                bindings.append((target_names(node.target), node.value))
-            elif isinstance(node, cst.AugAssign):
+                target_name = node.targets[0].target
+                if len(node.targets) == 1 and isinstance(target_name, cst.Name):
+                    single[target_name.value] = node
+            elif node_type is cst.AnnAssign:
+                assert isinstance(node, cst.AnnAssign)
+                if node.value is not None:
+                    bindings.append((target_names(node.target), node.value))
+            elif node_type is cst.AugAssign:
+                assert isinstance(node, cst.AugAssign)
                 bindings.append((target_names(node.target), cst.BinaryOperation(node.target, cst.Add(), node.value)))
-            elif isinstance(node, (cst.For, cst.CompFor)):
+            elif node_type is cst.For or node_type is cst.CompFor:
+                assert isinstance(node, (cst.For, cst.CompFor))
                 bindings.append((target_names(node.target), self._item_of(node.iter)))
-            elif isinstance(node, cst.NamedExpr):
+            elif node_type is cst.NamedExpr:
+                assert isinstance(node, cst.NamedExpr)
                 bindings.append((target_names(node.target), node.value))
-            elif isinstance(node, (cst.WithItem, cst.ExceptHandler, cst.Import, cst.ImportFrom)):
-                names = _other_bindings(node)
-                bindings.append((names, None))
+            else:
+                assert isinstance(node, (cst.WithItem, cst.ExceptHandler, cst.Import, cst.ImportFrom))
+                bindings.append((_other_bindings(node), None))
         params = dict(self.kinds)
         for names, _ in bindings:
             for name in names:
@@ -410,6 +435,8 @@ class TensorFacts:
 
     def is_tensor_op(self, node: cst.CSTNode) -> bool:
         """Whether ``node`` itself likely runs a tensor op in this frame."""
+        if type(node) not in _OPS:
+            return False  # asked of every node of a function: by type, as isinstance is slow
         if isinstance(node, cst.Call):
             if isinstance(node.func, cst.Attribute):
                 method = node.func.attr.value

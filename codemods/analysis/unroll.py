@@ -102,9 +102,7 @@ class ModuleConstantsProvider(BaseMetadataProvider[ModuleConstants]):
 
 
 def _module_constants(module: cst.Module) -> dict[str, cst.BaseExpression]:
-    declared_global = {
-        item.name.value for node in walk.descendants(module) if type(node) is cst.Global for item in node.names
-    }
+    declared_global, stored = _rebound_anywhere(module)
     constants, bindings = _one_line_literals(module.body, module)
     constants = {name: value for name, value in constants.items() if name not in declared_global}
     classes = [
@@ -115,7 +113,6 @@ def _module_constants(module: cst.Module) -> dict[str, cst.BaseExpression]:
         and stmt.name.value not in declared_global
         and isinstance(stmt.body, cst.IndentedBlock)
     ]
-    stored = _stored_attributes(module) if classes else set()
     for cls in classes:
         assert isinstance(cls.body, cst.IndentedBlock)
         attributes, _ = _one_line_literals(cls.body.body, module)
@@ -140,12 +137,16 @@ def _one_line_literals(
     return {name: value for name, value in found.items() if bindings.get(name) == 1}, bindings
 
 
-def _stored_attributes(module: cst.Module) -> set[str]:
-    """Attribute names the module assigns, augments, annotates or deletes anywhere (``x.NAME = ...``)."""
+def _rebound_anywhere(module: cst.Module) -> tuple[set[str], set[str]]:
+    """In one walk of the module: the names some function declares ``global``, and the attribute
+    names the module assigns, augments, annotates or deletes anywhere (``x.NAME = ...``)."""
+    declared_global: set[str] = set()
     targets: list[cst.BaseExpression] = []
     for node in walk.descendants(module):
         kind = type(node)
-        if kind is cst.AssignTarget:
+        if kind is cst.Global:
+            declared_global.update(item.name.value for item in node.names)  # type: ignore[attr-defined]
+        elif kind is cst.AssignTarget:
             targets.append(node.target)  # type: ignore[attr-defined]
         elif kind in (cst.AugAssign, cst.AnnAssign, cst.Del):
             targets.append(node.target)  # type: ignore[attr-defined]
@@ -162,7 +163,7 @@ def _stored_attributes(module: cst.Module) -> set[str]:
             targets.extend(element.value for element in target.elements)
         elif isinstance(target, cst.StarredElement):
             targets.append(target.value)
-    return names
+    return declared_global, names
 
 
 def _constant_assignment(stmt: cst.BaseStatement, module: cst.Module) -> Optional[tuple[str, cst.BaseExpression]]:
