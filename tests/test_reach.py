@@ -19,6 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rewriter.cli import app
+from rewriter.prefilter.index import summarise
 from tests.golden_placement import FIXTURES
 
 #: importing torch.jit (an installed package's callee is looked up) warns once about its own deprecation
@@ -411,3 +412,38 @@ def test_index_reads_data_dependent_callees_as_the_file_does(
         found[tree] = [f["line"] for f in json.loads(result.stdout)["findings"] if f["path"] == f"{tree}/model.py"]
     assert found["one"] == ([5] if breaks else [])
     assert found["two"] == ([6] if breaks else [])
+
+
+DISPATCH = """\
+import torch
+
+MODES = {"greedy": "_greedy", "beam": "_beam", "remote": "org/decoder"}
+OTHER = {"a": "_unused", "b": 2}
+
+
+class Decoder(torch.nn.Module):
+    def forward(self, x, mode="greedy"):
+        decode = getattr(type(self), MODES[mode])
+        return decode(self, x)
+
+    def pick(self, mode):
+        return getattr(self, MODES.get(mode))(1)
+
+    def mixed(self, key):
+        return getattr(self, OTHER[key])()
+
+    def elsewhere(self, other, mode):
+        return getattr(other, MODES[mode])()
+"""
+
+
+def test_a_dispatch_table_reaches_every_method_it_names() -> None:
+    """``getattr(self, TABLE[key])`` calls each method a module-level table of names spells; a
+    table with a value that is not a name, or another object than ``self``, reaches nothing."""
+    summary = summarise(DISPATCH, "pkg/decoder.py")
+    assert summary is not None
+    calls = {unit.qualname: {name for kind, _, name in unit.calls if kind == "s"} for unit in summary.units}
+    assert calls["Decoder.forward"] == {"_greedy", "_beam"}
+    assert calls["Decoder.pick"] == {"_greedy", "_beam"}
+    assert calls["Decoder.mixed"] == set()
+    assert calls["Decoder.elsewhere"] == set()
