@@ -150,6 +150,9 @@ class _Collector(ScopeTracker):
         #: id of a suite (an ``if`` body, an ``else``, an ``elif``) -> the guard that runs it only in eager
         self._guarded_suites: dict[int, _Guard] = {}
         self._guards: list[_Guard] = []
+        #: function node id -> names it assigns, alone, a value written as a mask can be
+        #: (:func:`may_be_bool_tensor`): only those may index by a mask (see ``TensorFacts.is_bool_tensor``)
+        self._mask_names: dict[int, set[str]] = {}
 
     # -- scopes -------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -250,6 +253,10 @@ class _Collector(ScopeTracker):
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
         self._events.append((node, None, self._scope, ()))
+        if self._func_stack and len(node.targets) == 1 and may_be_bool_tensor(value):
+            bound = node.targets[0].target
+            if isinstance(bound, cst.Name):
+                self._mask_names.setdefault(id(self._func_stack[-1].node), set()).add(bound.value)
         for target in node.targets:
             self._stored.update(_stored_subscripts(target.target))
         if self._class_stack and self._func_stack:
@@ -362,6 +369,8 @@ class _Collector(ScopeTracker):
             index = _one_index(subscript)
             if index is None or not may_be_bool_tensor(index):
                 continue  # ``x[0]``, ``d["key"]``: no tensor inference needed to say so
+            if isinstance(index, cst.Name) and index.value not in self._mask_names.get(id(fn.node), ()):
+                continue  # a name is a mask only when the function binds it to one (``x[idx]``)
             if _indexes_by_mask(subscript, self.tensor_facts(fn)):
                 reason = _reason(MASK_INDEX)
                 self.direct_calls[subscript] = reason
