@@ -41,6 +41,7 @@ from collections.abc import Iterable, Sequence
 from typing import Optional
 
 import libcst as cst
+from libcst.metadata.base_provider import BaseMetadataProvider
 
 from codemods.analysis.bindings import target_names
 from codemods.analysis.catalogue import BOOL_FUNCTIONS, BOOL_METHODS
@@ -563,3 +564,43 @@ def submodule_attributes(cls: cst.ClassDef) -> frozenset[str]:
             if name and name.startswith("self.") and name.count(".") == 1:
                 found.add(name[5:])
     return frozenset(found)
+
+
+class FunctionTensors:
+    """Each function's :class:`TensorFacts` and inline tensor op count as the rules read them,
+    built on the first question and kept for the tree."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self._facts: dict[int, TensorFacts] = {}
+        self._ops: dict[int, int] = {}
+        self._submodules: dict[int, frozenset[str]] = {}
+        self._torch: Optional[frozenset[str]] = None
+
+    def facts(self, func: cst.FunctionDef, cls: Optional[cst.ClassDef]) -> TensorFacts:
+        """What ``func``'s expressions are; ``cls``: the class ``func`` is a method of, if it is one."""
+        found = self._facts.get(id(func))
+        if found is None:
+            submodules: frozenset[str] = frozenset()
+            if cls is not None:
+                if id(cls) not in self._submodules:
+                    self._submodules[id(cls)] = submodule_attributes(cls)
+                submodules = self._submodules[id(cls)]
+            if self._torch is None:
+                self._torch = torch_aliases(self.module)
+            found = self._facts[id(func)] = TensorFacts(func, cls is not None, submodules, self._torch)
+        return found
+
+    def inline_ops(self, func: cst.FunctionDef, cls: Optional[cst.ClassDef]) -> int:
+        """Tensor ops written in ``func`` itself (see :func:`inline_tensor_ops`)."""
+        if id(func) not in self._ops:
+            self._ops[id(func)] = inline_tensor_ops(self.facts(func, cls), [func.body])
+        return self._ops[id(func)]
+
+
+class FunctionTensorsProvider(BaseMetadataProvider[FunctionTensors]):
+    """The module's :class:`FunctionTensors`, set on the module node: the rules that share a
+    metadata wrapper (every rule of a file until one changes the tree) infer each function once."""
+
+    def _gen_impl(self, module: cst.Module) -> None:
+        self.set_metadata(module, FunctionTensors(module))

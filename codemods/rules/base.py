@@ -24,7 +24,7 @@ from codemods.analysis.fix_safety import FixMode, Safety
 from codemods.analysis.helper_layout import SpaceHelpers
 from codemods.analysis.helper_names import NameAllocator
 from codemods.analysis.reach import NO_FACTS, ProjectFacts, Reach, ReachMode, unit_names
-from codemods.analysis.tensors import TensorFacts, inline_tensor_ops, submodule_attributes, torch_aliases
+from codemods.analysis.tensors import FunctionTensorsProvider, inline_tensor_ops
 from codemods.fastcst import walk
 from codemods.fastcst.positions import LazyPositionProvider
 
@@ -370,6 +370,7 @@ class FunctionScopedRule(Rule):
     """
 
     REACH_LIMITED = True
+    METADATA_DEPENDENCIES: ClassVar[Collection[ProviderT]] = (LazyPositionProvider, FunctionTensorsProvider)
 
     def __init__(self, context: CodemodContext, options: RuleOptions) -> None:
         super().__init__(context, options)
@@ -383,36 +384,16 @@ class FunctionScopedRule(Rule):
         self._module = node
         #: the classes around the current statement, innermost last
         self._classes: list[cst.ClassDef] = []
-        #: function node id -> its inline tensor ops (a function may hold several sites)
-        self._inline_ops: dict[int, int] = {}
-        self._facts: dict[int, TensorFacts] = {}
-        #: class node id -> the attributes its methods assign submodules to
-        self._submodules: dict[int, frozenset[str]] = {}
-        self._torch_names: Optional[frozenset[str]] = None
 
     def inline_ops(self, func: cst.FunctionDef, within: Optional[cst.CSTNode] = None) -> int:
         """Tensor ops written in ``func`` itself (the enclosing original function): what a fix can
         capture; with ``within`` (a node of ``func``), only those written there."""
+        cls = self._classes[-1] if len(self.functions) >= 2 and self.functions[-2] is None else None
+        assert self._module is not None
+        tensors = self.get_metadata(FunctionTensorsProvider, self._module)
         if within is not None:
-            return inline_tensor_ops(self._tensor_facts(func), [within])
-        if id(func) not in self._inline_ops:
-            self._inline_ops[id(func)] = inline_tensor_ops(self._tensor_facts(func), [func.body])
-        return self._inline_ops[id(func)]
-
-    def _tensor_facts(self, func: cst.FunctionDef) -> TensorFacts:
-        if id(func) not in self._facts:
-            is_method = len(self.functions) >= 2 and self.functions[-2] is None
-            submodules: frozenset[str] = frozenset()
-            if is_method and self._classes:
-                cls = self._classes[-1]
-                if id(cls) not in self._submodules:
-                    self._submodules[id(cls)] = submodule_attributes(cls)
-                submodules = self._submodules[id(cls)]
-            if self._torch_names is None:
-                assert self._module is not None
-                self._torch_names = torch_aliases(self._module)
-            self._facts[id(func)] = TensorFacts(func, is_method, submodules, self._torch_names)
-        return self._facts[id(func)]
+            return inline_tensor_ops(tensors.facts(func, cls), [within])
+        return tensors.inline_ops(func, cls)
 
     def skip_message(self, holder: str, func: cst.FunctionDef, sites: Sequence[BreakSite], where: str = "") -> str:
         """A finding's message: the break in ``holder`` (``a loop``), the frame it skips, and the

@@ -23,14 +23,13 @@ from codemods.analysis.outline import (
 )
 from codemods.analysis.scopes import NameScopeProvider, qualified_names
 from codemods.fastcst import walk
-from codemods.fastcst.positions import LazyPositionProvider
 from codemods.rules.base import FunctionScopedRule
 
 Block = Union[cst.With, cst.Try]
 
 
 class BlockRule(FunctionScopedRule):
-    METADATA_DEPENDENCIES = (LazyPositionProvider, BreakProvider, NameScopeProvider)
+    METADATA_DEPENDENCIES = (*FunctionScopedRule.METADATA_DEPENDENCIES, BreakProvider, NameScopeProvider)
     #: the helper name kind, ``with`` or ``try``
     KIND: str = ""
 

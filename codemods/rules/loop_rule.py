@@ -33,7 +33,7 @@ Loop = Union[cst.For, cst.While]
 
 
 class LoopRule(FunctionScopedRule):
-    METADATA_DEPENDENCIES = (LazyPositionProvider, BreakProvider, ModuleConstantsProvider)
+    METADATA_DEPENDENCIES = (*FunctionScopedRule.METADATA_DEPENDENCIES, BreakProvider, ModuleConstantsProvider)
 
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)
