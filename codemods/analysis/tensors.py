@@ -41,7 +41,7 @@ from collections.abc import Iterable, Sequence
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata.base_provider import BaseMetadataProvider
+from libcst.metadata import BaseMetadataProvider
 
 from codemods.analysis.bindings import target_names
 from codemods.analysis.catalogue import BOOL_FUNCTIONS, BOOL_METHODS

@@ -51,7 +51,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from codemods.analysis.tensors import TensorFacts, inline_tensor_ops, submodule_attributes, torch_aliases
+from codemods.analysis.tensors import FunctionTensorsProvider
 from codemods.fastcst import walk
 from codemods.fastcst.positions import LazyPositionProvider
 from codemods.rules.base import Example, Prefilter, RecordedSkip, Rule
@@ -80,6 +80,7 @@ class RecordedSkipRule(Rule):
     CODE = "GBF011"
     NAME = "recorded-skip"
     SUMMARY = "a frame a recorded run ran eagerly that no loop, with or try explains: what it was and what it cost"
+    METADATA_DEPENDENCIES = (LazyPositionProvider, FunctionTensorsProvider)
     PREFILTER = Prefilter(needs_break=False, recorded_only=True)
     REPORTS_ONLY = True
     EXAMPLES = (
@@ -110,7 +111,6 @@ class RecordedSkipRule(Rule):
     def transform(self, tree: cst.Module) -> cst.Module:
         if not self.options.recorded_skips:
             return tree
-        self._torch = torch_aliases(tree)
         self._defs = list(_definitions(tree, None))
         for skip in sorted(self.options.recorded_skips, key=lambda s: (s.line, s.name)):
             self._report_skip(tree, skip)
@@ -131,10 +131,7 @@ class RecordedSkipRule(Rule):
         func, cls = found
         if self._explained(func):
             return
-        ops = inline_tensor_ops(
-            TensorFacts(func, cls is not None, submodule_attributes(cls) if cls else frozenset(), self._torch),
-            [func.body],
-        )
+        ops = self.get_metadata(FunctionTensorsProvider, tree).inline_ops(func, cls)
         cost = (
             f"its {ops} inline tensor op{'s' if ops != 1 else ''} ran eagerly"
             if ops

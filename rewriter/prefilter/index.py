@@ -439,16 +439,10 @@ class _Reader:
                 if entry is not None and node is not None and _arity_fits(entry, node) and self._holds(entry, node):
                     if not _recorded_only(entry, node):
                         direct[at] = (entry.reason, entry.raises, line)
-            if (
-                direct[at] is None
-                and receiver == ""
-                and name in TENSOR_READ_NAMES
-                and name not in self.bound
-                and not cold.holds(line)
-            ):
-                found = self._tensor_read(line, name, start + len(name))
-                if found is not None:
-                    direct[at] = (found.reason, found.raises, line)
+                if direct[at] is None and receiver == "" and name in TENSOR_READ_NAMES and name not in self.bound:
+                    found = self._tensor_read(line, name, start + len(name))
+                    if found is not None:
+                        direct[at] = (found.reason, found.raises, line)
             if name == "getattr" and receiver == "" and self.found.dispatch and name not in self.bound:
                 per_unit[at].update(("s", "", method) for method in self._dispatched(line))
             call = self._kept(name, receiver, instances[at]) if receiver is not None else None
@@ -532,9 +526,12 @@ class _Reader:
         if call is None or len(call.args) < 2 or not _is_self(call.args[0]):
             return ()
         key = call.args[1]
-        table = key.value if isinstance(key, ast.Subscript) else _callee(key) if isinstance(key, ast.Call) else None
-        if isinstance(table, ast.Attribute) and table.attr == "get" and isinstance(key, ast.Call):
-            table = table.value
+        if isinstance(key, ast.Subscript):
+            table = key.value
+        elif isinstance(key, ast.Call) and isinstance(key.func, ast.Attribute) and key.func.attr == "get":
+            table = key.func.value
+        else:
+            return ()
         return self.found.dispatch.get(table.id, ()) if isinstance(table, ast.Name) else ()
 
     def _compiled_by_decorator(self, unit: _Def) -> str:
