@@ -144,12 +144,17 @@ _PLAIN_TYPES = frozenset(
 )
 
 
+def names_a_tensor_type(name: str) -> bool:
+    """``Tensor`` and its typed spellings (``LongTensor``, ``FloatTensor``, ``BoolTensor``)."""
+    return name.endswith("Tensor")
+
+
 def _annotation_kind(annotation: Optional[cst.Annotation]) -> Optional[str]:
     """TENSOR for ``Tensor``-ish annotations, OTHER for plain values (``int``, ``Optional[str]``), else UNKNOWN."""
     if annotation is None:
         return None
     names = {node.value for node in walk.descendants(annotation.annotation) if isinstance(node, cst.Name)}
-    if "Tensor" in names:
+    if any(names_a_tensor_type(name) for name in names):
         return TENSOR
     return OTHER if names <= _PLAIN_TYPES else UNKNOWN
 
@@ -586,10 +591,14 @@ class FunctionTensors:
                 if id(cls) not in self._submodules:
                     self._submodules[id(cls)] = submodule_attributes(cls)
                 submodules = self._submodules[id(cls)]
-            if self._torch is None:
-                self._torch = torch_aliases(self.module)
-            found = self._facts[id(func)] = TensorFacts(func, cls is not None, submodules, self._torch)
+            found = self._facts[id(func)] = TensorFacts(func, cls is not None, submodules, self.torch_names())
         return found
+
+    def torch_names(self) -> frozenset[str]:
+        """Names the module's imports bind to ``torch`` or one of its modules (:func:`torch_aliases`)."""
+        if self._torch is None:
+            self._torch = torch_aliases(self.module)
+        return self._torch
 
     def inline_ops(self, func: cst.FunctionDef, cls: Optional[cst.ClassDef]) -> int:
         """Tensor ops written in ``func`` itself (see :func:`inline_tensor_ops`)."""

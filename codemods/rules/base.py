@@ -85,6 +85,8 @@ class Prefilter:
     compiled_output: bool = False
     #: the rule acts only on what a real run recorded in the file: without a recording nothing matches
     recorded_only: bool = False
+    #: a regular expression the file's text must match somewhere (after ``words``)
+    pattern: str = ""
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from codemods.analysis.tensors import FunctionTensorsProvider
+from codemods.analysis.unresumable import unresumable_sites
 from codemods.fastcst import walk
 from codemods.fastcst.positions import LazyPositionProvider
 from codemods.rules.base import Example, Prefilter, RecordedSkip, Rule
@@ -83,6 +84,8 @@ class RecordedSkipRule(Rule):
     METADATA_DEPENDENCIES = (LazyPositionProvider, FunctionTensorsProvider)
     PREFILTER = Prefilter(needs_break=False, recorded_only=True)
     REPORTS_ONLY = True
+    #: a frame whose recorded break is a `not` or an RNN module GBF012 reports is GBF012's
+    DEFERS_TO = ("GBF012",)
     EXAMPLES = (
         Example(
             before=(
@@ -129,7 +132,7 @@ class RecordedSkipRule(Rule):
         if found is None:
             return
         func, cls = found
-        if self._explained(func):
+        if self._explained(func) or self._unresumable_here(tree, func, cls):
             return
         ops = self.get_metadata(FunctionTensorsProvider, tree).inline_ops(func, cls)
         cost = (
@@ -186,6 +189,27 @@ class RecordedSkipRule(Rule):
         if isinstance(holder, (cst.With, cst.For)) and isinstance(holder.body, cst.IndentedBlock):
             return self.line_of(holder.body.body[0])
         return first
+
+    def _unresumable_here(self, tree: cst.Module, func: cst.FunctionDef, cls: Optional[cst.ClassDef]) -> bool:
+        """Whether a recorded break of ``func`` is a break GBF012, active in this run, reports
+        (a run records a break at the first line of the statement that holds it)."""
+        recorded = self.options.recorded_break_lines
+        if not recorded or not self.defers_to("GBF012"):
+            return False
+        tensors = self.get_metadata(FunctionTensorsProvider, tree)
+        lines = {
+            self.line_of(site.node)
+            for site in unresumable_sites(func, cls, tensors, self.line_of)
+            if site.kind == "rnn" or not site.held
+        }
+        if not lines:
+            return False
+        for statement in walk.descendants(func.body, lambda node: type(node) not in _SCOPES):
+            if type(statement) is cst.SimpleStatementLine:
+                span = self.get_metadata(LazyPositionProvider, statement)
+                if span.start.line in recorded and any(span.start.line <= line <= span.end.line for line in lines):
+                    return True
+        return False
 
     def _explained(self, func: cst.FunctionDef) -> bool:
         """Whether a recorded break of ``func``'s own code sits in a loop, ``with`` or ``try``:

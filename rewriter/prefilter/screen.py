@@ -7,8 +7,8 @@ cheap stages first, and libcst sees only what survives them. Each rule says
 what it needs in one value, ``Rule.PREFILTER`` (:class:`codemods.rules.base.Prefilter`):
 
 1. Text (:func:`text_could_match`). The rule's ``words`` must be written
-   somewhere; a rule about graph breaks (``needs_break``) also needs a call
-   of the break catalogue. A rule that declares ``holders`` is screened by
+   somewhere, and its ``pattern`` match; a rule about graph breaks
+   (``needs_break``) also needs a call of the break catalogue. A rule that declares ``holders`` is screened by
    the words of those statements (``while(x):`` has no ``while `` in it)
    and by the call pattern of :mod:`rewriter.prefilter.text`.
 2. Structure (:func:`structure_could_match`, on
@@ -32,8 +32,10 @@ turns the structural stages off.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional
 
 from codemods.analysis.catalogue import CATALOGUE, MATCH_KINDS, SCREEN_TOKENS
@@ -77,11 +79,18 @@ def text_could_match(text: str, code: str, facts: Optional[ScreenFacts] = None) 
             return False
     elif needs.words and not any(token in text for token in needs.words):
         return False
+    if needs.pattern and _regex(needs.pattern).search(text) is None:
+        return False
     if not needs.needs_break:
         return True
     if SOUND:
         return (facts or ScreenFacts(text)).may_break_at_all()
     return any(t in text for t in SCREEN_TOKENS)
+
+
+@lru_cache(maxsize=None)
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def structure_could_match(rule: type[Rule], facts: ScreenFacts) -> bool:

@@ -26,7 +26,7 @@ import ast
 from typing import Optional, Union
 
 from codemods.analysis.catalogue import CONDITION_CALLS
-from codemods.analysis.tensors import METHOD_NON_TENSOR, TENSOR_ATTRIBUTES, TORCH_NON_TENSOR
+from codemods.analysis.tensors import METHOD_NON_TENSOR, TENSOR_ATTRIBUTES, TORCH_NON_TENSOR, names_a_tensor_type
 from rewriter.prefilter.astnodes import dotted
 
 Def = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -146,12 +146,13 @@ def _calls_a_condition(test: ast.expr) -> bool:
 
 
 def _annotation_is_tensor(annotation: Optional[ast.expr]) -> Optional[bool]:
-    """Whether an annotation names ``Tensor`` (``torch.Tensor``, ``Optional[Tensor]``); None without one."""
+    """Whether an annotation names ``Tensor`` (``torch.Tensor``, ``Optional[Tensor]``, ``torch.LongTensor``);
+    None without one."""
     if annotation is None:
         return None
     names = {node.id for node in ast.walk(annotation) if isinstance(node, ast.Name)}
     names |= {node.attr for node in ast.walk(annotation) if isinstance(node, ast.Attribute)}
-    return "Tensor" in names
+    return any(names_a_tensor_type(name) for name in names)
 
 
 def _plain_default(func: Def, arg: ast.arg) -> bool:
