@@ -381,6 +381,9 @@ CALLEES = [
     ("if any(v.all() for v in [x]):\n        x = -x\n    return x", False),
     # an ``except`` clause runs only after an exception: what it calls breaks no normal run
     ("try:\n        x = x * k\n    except TypeError:\n        print(int(x.sum()))\n    return x", False),
+    # a name bound to a tensor pads by a tensor; one bound to a number does not
+    ("n = x.sum().long()\n    return torch.nn.functional.pad(x, (0, n))", True),
+    ("n = x.shape[-1] % 2\n    return torch.nn.functional.pad(x, (0, n))", False),
 ]
 CALLER = (
     "import torch\n"
@@ -412,6 +415,61 @@ def test_index_reads_data_dependent_callees_as_the_file_does(
         found[tree] = [f["line"] for f in json.loads(result.stdout)["findings"] if f["path"] == f"{tree}/model.py"]
     assert found["one"] == ([5] if breaks else [])
     assert found["two"] == ([6] if breaks else [])
+
+
+PADDING_CONV = """import torch
+from torch import nn
+
+
+class Conv(nn.Module):
+    def _extra(self, x: torch.Tensor) -> torch.Tensor:
+        return (x.shape[-1] - x.sum()).long()
+
+    @staticmethod
+    def _pad1d(x: torch.Tensor, paddings: tuple[int, int]):
+        return nn.functional.pad(x, paddings)
+
+    def forward(self, x):
+        extra = {amount}
+        return self._pad1d(x, (0, extra))
+"""
+PADDING_STACK = """import torch
+from torch import nn
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Conv(), Conv()])
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+"""
+
+
+@pytest.mark.parametrize(("amount", "breaks"), [("self._extra(x)", True), ("x.shape[-1] % 2", False)])
+def test_index_reads_padding_handed_to_a_helper_as_the_file_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, amount: str, breaks: bool
+) -> None:
+    """An amount a method annotated ``-> Tensor`` makes, bound to a name and handed to a static
+    helper in a tuple, pads by a tensor for the index as for the file's own analysis."""
+    conv = PADDING_CONV.format(amount=amount)
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "model.py").write_text(conv + "\n\n" + PADDING_STACK.split("\n", 3)[3])
+    (tmp_path / "two").mkdir()
+    (tmp_path / "two" / "model.py").write_text("from conv import Conv\n" + PADDING_STACK)
+    (tmp_path / "two" / "conv.py").write_text(conv)
+    monkeypatch.chdir(tmp_path)
+    found = {}
+    for tree in ("one", "two"):
+        result = CliRunner().invoke(app, ["scan", tree, "--format", "json", "--exit-zero", *STRUCTURAL])
+        found[tree] = [f["message"] for f in json.loads(result.stdout)["findings"] if f["path"] == f"{tree}/model.py"]
+    assert [bool(found[tree]) for tree in ("one", "two")] == [breaks, breaks]
+    if breaks:
+        assert "padding by an amount held in a tensor" in found["two"][0]
+        assert "Conv.forward" in found["two"][0]
 
 
 DISPATCH = """\

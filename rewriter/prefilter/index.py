@@ -55,7 +55,7 @@ from codemods.analysis.catalogue import (
 )
 from rewriter.prefilter.astnodes import dotted, long_docstring, loop_submodule
 from rewriter.prefilter.facts import _expressions_of
-from rewriter.prefilter.tensor_evidence import TensorEvidence, torch_names
+from rewriter.prefilter.tensor_evidence import TensorEvidence, annotation_is_tensor, bound_arguments, torch_names
 from rewriter.prefilter.text import normal
 
 Call = tuple[str, str, str]
@@ -371,8 +371,10 @@ class _Reader:
         return entry
 
     # -- data-dependent breaks: what the file's tensor inference would say ------------------
-    def _evidence(self, line: int) -> Optional[TensorEvidence]:
-        """What the innermost function around ``line`` shows to be tensors."""
+    def _evidence(self, line: int, arguments: bool = False) -> Optional[TensorEvidence]:
+        """What the innermost function around ``line`` shows to be tensors; with ``arguments``,
+        also what the file's calls hand it and its class's methods annotated to return a tensor
+        (what the entries that break on an argument read)."""
         inner: Optional[_Def] = None
         for d in self.found.defs:
             if d.node.lineno <= line <= d.last and (inner is None or d.node.lineno > inner.node.lineno):
@@ -381,7 +383,48 @@ class _Reader:
             return None
         if self._torch is None:
             self._torch = torch_names(self.tree)
-        return TensorEvidence(inner.node, inner.cls is not None, self._torch)
+        if not arguments:
+            return TensorEvidence(inner.node, inner.cls is not None, self._torch)
+        return TensorEvidence(
+            inner.node, inner.cls is not None, self._torch, self._handed(inner), self._tensor_methods(inner.cls)
+        )
+
+    def _tensor_methods(self, cls: Optional[str]) -> frozenset[str]:
+        """Methods of the class ``cls`` annotated to return a tensor."""
+        if cls is None:
+            return frozenset()
+        return frozenset(d.node.name for d in self.found.defs if d.cls == cls and annotation_is_tensor(d.node.returns))
+
+    def _handed(self, fn: _Def) -> frozenset[str]:
+        """Parameters of ``fn`` some call in the file hands a tensor, or a tuple holding one, as the
+        caller's own code shows it (one call deep): ``self._pad1d(x, (self.padding, extra))``."""
+        name = fn.node.name
+        if name in ("forward", "__init__"):
+            return frozenset()  # inputs of a module: the evidence reads them already
+        assert self._torch is not None
+        found: set[str] = set()
+        for caller in self.found.defs:
+            if fn.cls is not None and caller.cls != fn.cls:
+                continue
+            evidence: Optional[TensorEvidence] = None
+            for call in _own_calls(caller.node):
+                callee = call.func
+                if fn.cls is not None:
+                    matches = isinstance(callee, ast.Attribute) and callee.attr == name
+                    matches = matches and dotted(callee.value) == "self"  # type: ignore[union-attr]
+                else:
+                    matches = fn.unit and isinstance(callee, ast.Name) and callee.id == name
+                if not matches:
+                    continue
+                if evidence is None:
+                    methods = self._tensor_methods(caller.cls)
+                    evidence = TensorEvidence(caller.node, caller.cls is not None, self._torch, tensor_methods=methods)
+                found.update(
+                    param
+                    for param, value in bound_arguments(call, fn.node, fn.cls is not None)
+                    if evidence.holds_a_tensor(value)
+                )
+        return frozenset(found)
 
     def _tensor_read(self, line: int, name: str, name_end: int) -> Optional[BreakCall]:
         """The entry of ``int(x.sum())`` when its argument is a tensor on strong evidence."""
@@ -397,7 +440,7 @@ class _Reader:
         """The argument an entry breaks on (``F.pad``'s amounts) holds a tensor, on strong evidence."""
         if entry.tensor_arg is None:
             return True
-        evidence = self._evidence(call.lineno)
+        evidence = self._evidence(call.lineno, arguments=True)
         return evidence is not None and evidence.passes_a_tensor(call, entry.tensor_arg)
 
     def _branches_on_tensor(self, line: int) -> bool:
@@ -784,3 +827,15 @@ def _literal_parts(expr: ast.expr) -> list[str]:
     if isinstance(expr, ast.JoinedStr):
         return [part.value for part in expr.values if isinstance(part, ast.Constant) and isinstance(part.value, str)]
     return []
+
+
+def _own_calls(func: ast.AST) -> Iterator[ast.Call]:
+    """The calls of a function's own code (nested functions, classes and lambdas are theirs)."""
+    stack = list(ast.iter_child_nodes(func))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Call):
+            yield node
+        stack.extend(ast.iter_child_nodes(node))

@@ -12,7 +12,12 @@ module answers yes only on that inference's strongest evidence:
 * a ``torch.*`` call that makes a tensor;
 * a method of a tensor that does not read a value out (``x.abs()``), an
   attribute that is a tensor (``x.T``), indexing, arithmetic and
-  comparisons with a tensor.
+  comparisons with a tensor;
+* a name some plain assignment of the function gives one of these;
+* for the entries that break on what an argument holds (``F.pad``), as
+  the file's analysis reads them: ``self.m(...)`` of a method of the class
+  annotated to return a tensor, and a parameter some call in the file hands
+  a tensor or a tuple holding one (:func:`handed_tensors`).
 
 The inference joins the kinds of a name's bindings with a tensor on any
 evidence, so a parameter stays a tensor whatever it is rebound to. So
@@ -57,17 +62,59 @@ def torch_names(tree: ast.Module) -> frozenset[str]:
 class TensorEvidence:
     """The tensors among one function's expressions, on strong evidence only."""
 
-    def __init__(self, func: Def, is_method: bool, torch: frozenset[str]) -> None:
+    def __init__(
+        self,
+        func: Def,
+        is_method: bool,
+        torch: frozenset[str],
+        flows: frozenset[str] = frozenset(),
+        tensor_methods: frozenset[str] = frozenset(),
+    ) -> None:
+        """``flows``: parameters some call in the file hands a tensor, or a tuple holding one;
+        ``tensor_methods``: methods of the class annotated to return a tensor."""
         self.torch = torch
-        self.params: set[str] = set()
+        self.tensor_methods = tensor_methods
+        #: parameters and local names that hold a tensor
+        self.params: set[str] = set(flows)
         args = func.args
         for index, arg in enumerate((*args.posonlyargs, *args.args, *args.kwonlyargs)):
-            annotated = _annotation_is_tensor(arg.annotation)
+            annotated = annotation_is_tensor(arg.annotation)
             if annotated is not None:
                 if annotated:
                     self.params.add(arg.arg)
             elif is_method and index > 0 and func.name == "forward" and not _plain_default(func, arg):
                 self.params.add(arg.arg)
+        self._bind_locals(func)
+
+    def _bind_locals(self, func: Def) -> None:
+        """Names some plain assignment of the function's own code gives a tensor, to a fixpoint
+        (the inference joins a name's bindings with a tensor on any evidence)."""
+        bindings: list[tuple[list[str], ast.expr]] = []
+        stack: list[ast.AST] = list(func.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, *_OTHER_SCOPES)):
+                continue
+            if isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+                if names:
+                    bindings.append((names, node.value))
+            elif isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
+                bindings.append(([node.target.id], node.value))
+            stack.extend(ast.iter_child_nodes(node))
+        changed = True
+        while changed:
+            changed = False
+            for names, value in bindings:
+                if not set(names) <= self.params and self.is_tensor(value):
+                    self.params.update(names)
+                    changed = True
+
+    def holds_a_tensor(self, expr: ast.expr) -> bool:
+        """A tensor, or a tuple or list display with a tensor among its elements."""
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            return any(self.is_tensor(element) for element in expr.elts)
+        return self.is_tensor(expr)
 
     def is_tensor(self, expr: ast.expr) -> bool:
         if isinstance(expr, ast.Name):
@@ -92,6 +139,8 @@ class TensorEvidence:
         func = call.func
         if not isinstance(func, ast.Attribute):
             return False
+        if isinstance(func.value, ast.Name) and func.value.id == "self" and func.attr in self.tensor_methods:
+            return True
         head = dotted(func.value)
         if head is not None and head.split(".")[0] in self.torch:
             return func.attr not in TORCH_NON_TENSOR and not func.attr[:1].isupper()
@@ -114,9 +163,7 @@ class TensorEvidence:
             return False
         found = [k.value for k in call.keywords if k.arg == keyword]
         arg = found[0] if found else call.args[position] if position < len(call.args) else None
-        if isinstance(arg, (ast.Tuple, ast.List)):
-            return any(self.is_tensor(element) for element in arg.elts)
-        return arg is not None and self.is_tensor(arg)
+        return arg is not None and self.holds_a_tensor(arg)
 
     def branches_on_tensor(self, test: ast.expr) -> bool:
         """An ``if`` test on one line that calls a condition name and whose truth is a tensor's."""
@@ -145,7 +192,7 @@ def _calls_a_condition(test: ast.expr) -> bool:
     return False
 
 
-def _annotation_is_tensor(annotation: Optional[ast.expr]) -> Optional[bool]:
+def annotation_is_tensor(annotation: Optional[ast.expr]) -> Optional[bool]:
     """Whether an annotation names ``Tensor`` (``torch.Tensor``, ``Optional[Tensor]``, ``torch.LongTensor``);
     None without one."""
     if annotation is None:
@@ -169,3 +216,22 @@ def _plain_default(func: Def, arg: ast.arg) -> bool:
     if default is None or (isinstance(default, ast.Constant) and default.value is None):
         return False
     return isinstance(default, (ast.Name, ast.Constant, ast.UnaryOp))
+
+
+def bound_arguments(call: ast.Call, func: Def, through_instance: bool) -> list[tuple[str, ast.expr]]:
+    """(parameter, argument) pairs of ``call`` to ``func``, as far as they can be told apart
+    (:func:`codemods.analysis.argument_flow.bound_arguments` on Python's tree)."""
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    static = any(dotted(d) == "staticmethod" for d in func.decorator_list)
+    if through_instance and not static:
+        positional = positional[1:]
+    by_name = {a.arg for a in (*args.args, *args.kwonlyargs)}
+    pairs: list[tuple[str, ast.expr]] = []
+    for at, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break  # the rest cannot be told apart
+        if at < len(positional):
+            pairs.append((positional[at].arg, arg))
+    pairs.extend((k.arg, k.value) for k in call.keywords if k.arg is not None and k.arg in by_name)
+    return pairs
