@@ -409,11 +409,10 @@ class _Reader:
             evidence: Optional[TensorEvidence] = None
             for call in _own_calls(caller.node):
                 callee = call.func
-                if fn.cls is not None:
-                    matches = isinstance(callee, ast.Attribute) and callee.attr == name
-                    matches = matches and dotted(callee.value) == "self"  # type: ignore[union-attr]
+                if isinstance(callee, ast.Attribute):
+                    matches = fn.cls is not None and callee.attr == name and dotted(callee.value) == "self"
                 else:
-                    matches = fn.unit and isinstance(callee, ast.Name) and callee.id == name
+                    matches = fn.cls is None and fn.unit and isinstance(callee, ast.Name) and callee.id == name
                 if not matches:
                     continue
                 if evidence is None:
