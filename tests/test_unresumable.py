@@ -108,7 +108,15 @@ def test_the_prefilter_passes_what_the_rule_finds():
     from rewriter.prefilter.screen import text_could_match
 
     assert text_could_match(VALUES, "GBF012") and text_could_match(RNN, "GBF012")
-    assert not text_could_match("import torch\n\n\ndef f(x):\n    return not x\n", "GBF012")
+    head = "import torch\n\n\ndef f(x: torch.Tensor):\n"
+    for body in (
+        "    return not x\n",
+        "    return x is not None and x.any()\n",  # `not` belongs to `is not`
+        "    if not x.any():\n        x = x + 1\n",  # a test
+        "    if str(not x.any()):\n        x = x + 1\n",  # a value, on a line the rule does not read either
+    ):
+        assert not text_could_match(head + body, "GBF012"), body
+        assert not transform_source(head + body, "m.py", ONLY).findings
 
 
 # -- measured on torch (the facts the rule rests on) ------------------------------------------

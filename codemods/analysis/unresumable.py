@@ -23,7 +23,8 @@ functions, lambdas and comprehensions are frames of their own).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Optional
 
@@ -35,8 +36,15 @@ from codemods.fastcst import walk
 
 #: the recurrent modules Dynamo will not trace (``torch.nn`` class names)
 RNN_MODULES = frozenset({"LSTM", "GRU", "RNN"})
+#: a line whose ``not`` :func:`unresumable_sites` may read: not the test of an ``if``, ``elif``,
+#: ``while`` or ``assert`` written on it
+_TEST_LINE = r"\s*(?:if|elif|while|assert)\b"
+#: from a ``not`` to the ``.any(``/``.all(`` of its operand on its line, with no ``and``/``or`` between
+_NOT_ANY = r"not\b(?:(?!\b(?:and|or)\b)[^\n])*?\.\s*(?:any|all)\s*\("
 #: what a file must hold for :func:`unresumable_sites` to find anything in it
-SCREEN_PATTERN = r"\bnot\b[^\n]*\.\s*(?:any|all)\s*\(|\b(?:LSTM|GRU|RNN)\s*\("
+SCREEN_PATTERN = rf"(?m)^(?!{_TEST_LINE})[^\n]*?\b{_NOT_ANY}|\b(?:LSTM|GRU|RNN)\s*\("
+_TEST_LINE_RE = re.compile(_TEST_LINE)
+_NOT_ANY_RE = re.compile(_NOT_ANY)
 #: methods whose result's truth :func:`unresumable_sites` reads under ``not``
 _TRUTH_METHODS = frozenset({"any", "all"})
 
@@ -78,26 +86,36 @@ def unresumable_sites(
     func: cst.FunctionDef,
     cls: Optional[cst.ClassDef],
     tensors: FunctionTensors,
-    line_of: Callable[[cst.CSTNode], int],
+    start: Callable[[cst.CSTNode], tuple[int, int]],
+    lines: Sequence[str],
 ) -> list[Unresumable]:
     """The breaks of ``func``'s own code Dynamo cannot resume after, in source order.
 
     A ``not`` counts when its operand is a call of ``.any()`` or ``.all()``
-    of a tensor on evidence, written on the line of the ``not`` (what
-    :data:`SCREEN_PATTERN` finds); ``line_of`` gives a node's first line.
+    of a tensor on evidence, written as :data:`SCREEN_PATTERN` finds it: on
+    the line of the ``not``, with no ``and``/``or`` between, on a line that
+    is not an ``if``, ``elif``, ``while`` or ``assert``. ``start`` gives a
+    node's first (line, column); ``lines`` are the module's source lines.
     """
     facts = tensors.facts(func, cls)
     rnn = rnn_attributes(cls, tensors.torch_names()) if cls is not None else frozenset()
-    finder = _Finder(facts, rnn, line_of)
+    finder = _Finder(facts, rnn, start, lines)
     finder.block(func.body, held=False)
     return finder.found
 
 
 class _Finder:
-    def __init__(self, facts: TensorFacts, rnn: frozenset[str], line_of: Callable[[cst.CSTNode], int]) -> None:
+    def __init__(
+        self,
+        facts: TensorFacts,
+        rnn: frozenset[str],
+        start: Callable[[cst.CSTNode], tuple[int, int]],
+        lines: Sequence[str],
+    ) -> None:
         self.facts = facts
         self.rnn = rnn
-        self.line_of = line_of
+        self.start = start
+        self.lines = lines
         self.found: list[Unresumable] = []
 
     def block(self, node: cst.CSTNode, held: bool) -> None:
@@ -170,10 +188,14 @@ class _Finder:
             yield from self._sites(child, False, held)
 
     def _truth_of_tensor(self, node: cst.UnaryOperation) -> bool:
-        """``not x.any()`` / ``not (a < b).all()`` of a tensor, the method named on the ``not``'s line."""
+        """``not x.any()`` / ``not (a < b).all()`` of a tensor, written as :data:`SCREEN_PATTERN` finds it."""
         operand = node.expression
         if type(operand) is not cst.Call or type(operand.func) is not cst.Attribute:
             return False
         if operand.func.attr.value not in _TRUTH_METHODS or not self.facts.is_tensor(operand.func.value):
             return False
-        return self.line_of(operand.func.attr) == self.line_of(node)
+        line, column = self.start(node)
+        if self.start(operand.func.attr)[0] != line or not 0 < line <= len(self.lines):
+            return False
+        text = self.lines[line - 1]
+        return _TEST_LINE_RE.match(text) is None and _NOT_ANY_RE.match(text, column) is not None

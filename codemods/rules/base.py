@@ -10,6 +10,7 @@ node unchanged.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Collection, Iterator, Optional, Sequence, Union
 
@@ -156,6 +157,8 @@ class RuleOptions(RuleSettings):
         return cls(**shared, **facts)
 
 
+#: what positions count as a line end
+_LINE_ENDS = re.compile(r"\r\n|\r|\n")
 #: statements whose finding a suppression on one of their breaks also covers
 _HOLDERS = (cst.For, cst.While, cst.With, cst.Try, cst.TryStar)
 
@@ -208,9 +211,10 @@ class Rule(Codemod, cst.CSTTransformer):
         self.current_reach: Optional[Reach] = None
         self._tree: Optional[cst.Module] = None
         self._units: Optional[dict[int, tuple[str, cst.FunctionDef]]] = None
+        self._lines: Optional[list[str]] = None
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        self._tree, self._units = tree, None
+        self._tree, self._units, self._lines = tree, None, None
         new = self.transform(tree)
         if any(finding.applied for finding in self.findings):
             # Helpers made for different statements may share a name no statement left binds.
@@ -270,6 +274,17 @@ class Rule(Codemod, cst.CSTTransformer):
     # -- reporting --------------------------------------------------------------
     def line_of(self, node: cst.CSTNode) -> int:
         return self.get_metadata(LazyPositionProvider, node).start.line
+
+    def start_of(self, node: cst.CSTNode) -> tuple[int, int]:
+        """``node``'s first line and column (from 0), as positions count them."""
+        start = self.get_metadata(LazyPositionProvider, node).start
+        return start.line, start.column
+
+    def source_lines(self) -> list[str]:
+        """The lines of the tree being transformed, split where positions count a line end."""
+        if self._lines is None:
+            self._lines = _LINE_ENDS.split(self._tree.code) if self._tree is not None else []
+        return self._lines
 
     def report(
         self,

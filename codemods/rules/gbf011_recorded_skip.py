@@ -199,7 +199,7 @@ class RecordedSkipRule(Rule):
         tensors = self.get_metadata(FunctionTensorsProvider, tree)
         lines = {
             self.line_of(site.node)
-            for site in unresumable_sites(func, cls, tensors, self.line_of)
+            for site in unresumable_sites(func, cls, tensors, self.start_of, self.source_lines())
             if site.kind == "rnn" or not site.held
         }
         if not lines:

@@ -130,7 +130,7 @@ class UnresumableBreak(FunctionScopedRule):
         tensors = self.get_metadata(FunctionTensorsProvider, self._module)
         rewrites: set[int] = set()
         reported_rnn = False
-        for site in unresumable_sites(func, cls, tensors, self.line_of):
+        for site in unresumable_sites(func, cls, tensors, self.start_of, self.source_lines()):
             if site.kind == "not" and not site.held:
                 if self._report_not(func, site):
                     rewrites.add(id(site.node))
