@@ -70,5 +70,5 @@ def test_the_check_can_fail(monkeypatch: pytest.MonkeyPatch) -> None:
     assert blocks <= set(ScreenFacts(text).candidates())
     parents = {last: parents for last, parents in facts_module.PARENTS_OF_LAST.items() if last != "nonzero"}
     monkeypatch.setattr(facts_module, "PARENTS_OF_LAST", parents)
-    monkeypatch.setattr(facts_module, "WATCHED_NAMES", facts_module.WATCHED_NAMES - {"nonzero"})
+    monkeypatch.setattr(facts_module, "SCREEN_WATCHED_NAMES", facts_module.SCREEN_WATCHED_NAMES - {"nonzero"})
     assert not blocks <= set(ScreenFacts(text).candidates())

@@ -711,3 +711,33 @@ def test_a_store_to_a_class_constant_keeps_its_function_in_the_skeleton(monkeypa
     outcome = engine.transform_source(CLASS_CONSTANT, "/tmp/model.py", Settings(select=ALL_RULES, reach="all"))
     assert [f.code for f in outcome.findings] == ["GBF002"]
     assert _compare(monkeypatch, CLASS_CONSTANT, "/tmp/model.py", "safe") == "skeleton"
+
+
+#: a helper that prints, and what may make it compiled code: the compiled-code reader's entries
+OUTPUT_HELPER = "import re\nimport torch\n\n\ndef report(x):\n    for i in range(2):\n        print(i)\n    return x\n"
+
+
+@pytest.mark.parametrize(
+    ("tail", "compiled"),
+    [
+        ("", False),
+        ("PATTERN = re.compile('x')  # not torch.compile\n", False),
+        ("step = torch.compile(report)\n", True),
+        ("step = torch.compile(report, mode='max-autotune')\n", True),
+        ("\n\n@torch.compile\ndef step(x):\n    return report(x)\n", True),
+        ("\n\n@torch.compile(fullgraph=False)\ndef step(x):\n    return report(x)\n", True),
+        ("model = torch.nn.Linear(2, 2)\nmodel.compile()\n", True),
+    ],
+)
+def test_output_calls_count_where_the_file_may_compile(
+    tail: str, compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = OUTPUT_HELPER + tail
+    assert ScreenFacts(text).may_output_in_compiled_code() is compiled
+    _compare(monkeypatch, text, "/project/case.py", "safe", codes=("GBF010",))
+
+
+def test_a_notice_that_only_a_recorded_run_counts_is_not_watched() -> None:
+    loop = "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        for i in range(2):\n"
+    assert not ScreenFacts(loop + "            logger.warning_once('slow path')\n").may_break_at_all()
+    assert ScreenFacts(loop + "            logger.warning('slow path')\n").may_break_at_all()

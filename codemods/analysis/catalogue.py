@@ -238,6 +238,15 @@ MASK_BINDING = re.compile(r"\b(\w+)[ \t]*=(?!=)(?=[^\n]*?" + _BOOL_MARK + ")")
 NAME_INDEX = re.compile(r"\[[\s(]*(\w+)[\s)]*\]")
 #: names whose call may break whatever the module defines
 WATCHED_NAMES: frozenset[str] = frozenset(PARENTS_OF_LAST) | METHOD_NAMES | LOGGER_METHOD_NAMES
+#: last names every entry of which counts only where a run recorded it (``warning_once``)
+RECORDED_ONLY_NAMES: frozenset[str] = frozenset(
+    last
+    for last in {c.name.rpartition(".")[2] for c in CATALOGUE if c.recorded_only}
+    if all(c.recorded_only for c in CATALOGUE if c.name.rpartition(".")[2] == last)
+)
+#: what the screen watches: it never sees a file a run recorded (those are parsed whole), so a
+#: call that breaks only where a run recorded it cannot break there
+SCREEN_WATCHED_NAMES: frozenset[str] = WATCHED_NAMES - RECORDED_ONLY_NAMES
 
 #: Plain-text fragments of which at least one must appear in a file for any
 #: catalogue entry to match it; the cheap screen uses them.

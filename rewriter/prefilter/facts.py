@@ -36,10 +36,10 @@ from codemods.analysis.catalogue import (
     OUTPUT_QUALIFIED,
     PARENTS_OF_LAST,
     QUALIFIED_NAMES,
+    SCREEN_WATCHED_NAMES,
     TENSOR_ARG_NAMES,
     TENSOR_READ_NAMES,
     TENSOR_READ_REST,
-    WATCHED_NAMES,
 )
 from codemods.analysis.reach import ProjectFacts
 from rewriter.prefilter.astnodes import dotted, long_docstring, loop_submodule
@@ -87,6 +87,8 @@ def _last_name(node: ast.AST) -> Optional[str]:
     return None
 
 
+#: a bare ``@torch.compile`` decorator, or ``m.compile()`` with no argument
+_COMPILE_MARK = re.compile(r"^[ \t]*@[\w. \t]*\bcompile[ \t]*(?:#[^\n]*)?$|\.\s*compile\s*\(\s*\)", re.MULTILINE)
 #: methods that add elements to a list
 _LIST_GROWERS = frozenset({"append", "extend", "insert"})
 #: a name grown like a list, as text: ``x += ``, ``x = [``, ``x.append(`` (what :data:`_LIST_GROWERS` call)
@@ -260,7 +262,7 @@ class ScreenFacts:
             self._may_break = (
                 any(
                     CALL_REST.match(text, end) or (name in PARENTS_OF_LAST and ALIAS_REST.match(text, end))
-                    for name in WATCHED_NAMES
+                    for name in SCREEN_WATCHED_NAMES
                     for end in word_ends(text, name)
                 )
                 or any(TENSOR_READ_REST.match(text, end) for name in TENSOR_READ_NAMES for end in word_ends(text, name))
@@ -269,7 +271,7 @@ class ScreenFacts:
             )
             if not self._may_break and not text.isascii():
                 # An identifier is read in its NFKC form: ``ｐrint(`` calls ``print``.
-                self._may_break = any(name in WATCHED_NAMES for _, name, _ in self._raw_calls())
+                self._may_break = any(name in SCREEN_WATCHED_NAMES for _, name, _ in self._raw_calls())
         return self._may_break
 
     def _mask_offsets(self) -> list[int]:
@@ -580,7 +582,7 @@ class ScreenFacts:
         tests = sorted(self._test_spans)
         test_starts = [start for start, _ in tests]
         for line, name, offset in self._raw_calls():
-            watched = name in WATCHED_NAMES
+            watched = name in SCREEN_WATCHED_NAMES
             condition = name in CONDITION_CALLS
             read = name in TENSOR_READ_NAMES
             if not (watched or condition or read or name in aliases or name in defined or name in external):
@@ -698,7 +700,7 @@ class ScreenFacts:
 
         Compiled code as :mod:`codemods.analysis.compiled_code` reads a file,
         widened: some ``forward`` may reach an output call of this file, or the
-        file names ``compile`` (then any function may be compiled here).
+        file may compile something (then any function may be compiled here).
         """
         if not self.may_break_at_all():
             return False
@@ -708,7 +710,14 @@ class ScreenFacts:
         reaching, _ = self._defs_reaching("o")
         if not reaching:
             return False
-        return "compile" in self.text or any(self.defs[i].name == "forward" for i in reaching)
+        return any(self.defs[i].name == "forward" for i in reaching) or self._may_compile()
+
+    def _may_compile(self) -> bool:
+        """A ``torch.compile`` call with an argument (a decorator's too), a bare ``@...compile``
+        decorator, or a ``.compile()`` call: the entries :mod:`codemods.analysis.compiled_code` knows."""
+        if "compile" not in self.text:
+            return False
+        return _COMPILE_MARK.search(self.text) is not None or self.calls("torch.compile")
 
     def reads_arguments_across(self) -> bool:
         """A function that may break calls an entry that breaks only on what an argument holds
