@@ -189,3 +189,15 @@ def test_a_recurrent_module_skips_the_frame_that_calls_it_not_its_caller():
     stats = _skips(Outer(), torch.ones(3, 2, 4))
     assert stats.skipped_functions == ["forward"]
     assert stats.graphs == 2  # the caller, before and after the call
+
+
+def test_the_screen_reads_the_lines_that_hold_the_words():
+    from rewriter.prefilter.screen import text_could_match
+
+    head = "import torch\n\n\ndef f(x: torch.Tensor):\n"
+    # one line holds the words and the pattern; line ends written as \r\n or \r count as \n
+    for end in ("\n", "\r\n", "\r"):
+        text = (head + "    y = x * 2\n    return not x.any()\n").replace("\n", end)
+        assert text_could_match(text, "GBF012")
+    # the words on one line, the `not` on another: no line matches
+    assert not text_could_match(head + "    y = not x\n    return y, x.any()\n", "GBF012")

@@ -40,9 +40,11 @@ RNN_MODULES = frozenset({"LSTM", "GRU", "RNN"})
 #: ``while`` or ``assert`` written on it
 _TEST_LINE = r"\s*(?:if|elif|while|assert)\b"
 #: from a ``not`` to the ``.any(``/``.all(`` of its operand on its line, with no ``and``/``or`` between
-_NOT_ANY = r"not\b(?:(?!\b(?:and|or)\b)[^\n])*?\.\s*(?:any|all)\s*\("
-#: what a file must hold for :func:`unresumable_sites` to find anything in it
-SCREEN_PATTERN = rf"(?m)^(?!{_TEST_LINE})[^\n]*?\b{_NOT_ANY}|\b(?:LSTM|GRU|RNN)\s*\("
+_NOT_ANY = r"not\b(?:(?!\b(?:and|or)\b)[^\n])*?\.(?:any|all)\s*\("
+#: what a line of a file must hold for :func:`unresumable_sites` to find anything in the file
+SCREEN_PATTERN = rf"^(?!{_TEST_LINE})[^\n]*?\b{_NOT_ANY}|\b(?:LSTM|GRU|RNN)\s*\("
+#: text one of which a line :data:`SCREEN_PATTERN` matches holds
+SCREEN_WORDS = (".any", ".all", "LSTM", "GRU", "RNN")
 _TEST_LINE_RE = re.compile(_TEST_LINE)
 _NOT_ANY_RE = re.compile(_NOT_ANY)
 #: methods whose result's truth :func:`unresumable_sites` reads under ``not``

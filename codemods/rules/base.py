@@ -86,7 +86,7 @@ class Prefilter:
     compiled_output: bool = False
     #: the rule acts only on what a real run recorded in the file: without a recording nothing matches
     recorded_only: bool = False
-    #: a regular expression the file's text must match somewhere (after ``words``)
+    #: a regular expression one line of the file holding one of ``words`` must match
     pattern: str = ""
 
 

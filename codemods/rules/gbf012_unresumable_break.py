@@ -54,7 +54,7 @@ from libcst.codemod import CodemodContext
 from codemods.analysis.bindings import target_names
 from codemods.analysis.nodes import dotted_name
 from codemods.analysis.tensors import FunctionTensorsProvider
-from codemods.analysis.unresumable import SCREEN_PATTERN, Unresumable, unresumable_sites
+from codemods.analysis.unresumable import SCREEN_PATTERN, SCREEN_WORDS, Unresumable, unresumable_sites
 from codemods.fastcst import walk
 from codemods.rules.base import Example, FunctionScopedRule, Prefilter, RuleOptions
 
@@ -63,7 +63,7 @@ class UnresumableBreak(FunctionScopedRule):
     CODE = "GBF012"
     NAME = "unresumable-break"
     SUMMARY = "a graph break Dynamo cannot resume after, outside any loop: `not` of a tensor as a value, an RNN module"
-    PREFILTER = Prefilter(needs_break=False, pattern=SCREEN_PATTERN)
+    PREFILTER = Prefilter(words=SCREEN_WORDS, needs_break=False, pattern=SCREEN_PATTERN)
     EXAMPLES = (
         Example(
             before=(

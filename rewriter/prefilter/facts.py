@@ -87,8 +87,8 @@ def _last_name(node: ast.AST) -> Optional[str]:
     return None
 
 
-#: a bare ``@torch.compile`` decorator, or ``m.compile()`` with no argument
-_COMPILE_MARK = re.compile(r"^[ \t]*@[\w. \t]*\bcompile[ \t]*(?:#[^\n]*)?$|\.\s*compile\s*\(\s*\)", re.MULTILINE)
+#: ``m.compile()``: a module compiled in place, with no argument
+_COMPILE_METHOD = re.compile(r"\.\s*compile\s*\(\s*\)")
 #: methods that add elements to a list
 _LIST_GROWERS = frozenset({"append", "extend", "insert"})
 #: a name grown like a list, as text: ``x += ``, ``x = [``, ``x.append(`` (what :data:`_LIST_GROWERS` call)
@@ -717,7 +717,12 @@ class ScreenFacts:
         decorator, or a ``.compile()`` call: the entries :mod:`codemods.analysis.compiled_code` knows."""
         if "compile" not in self.text:
             return False
-        return _COMPILE_MARK.search(self.text) is not None or self.calls("torch.compile")
+        bare = any(
+            (dotted(decorator) or "").rpartition(".")[2] == "compile"
+            for d in self.defs
+            for decorator in d.node.decorator_list
+        )
+        return bare or _COMPILE_METHOD.search(self.text) is not None or self.calls("torch.compile")
 
     def reads_arguments_across(self) -> bool:
         """A function that may break calls an entry that breaks only on what an argument holds

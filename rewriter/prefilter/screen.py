@@ -7,10 +7,11 @@ cheap stages first, and libcst sees only what survives them. Each rule says
 what it needs in one value, ``Rule.PREFILTER`` (:class:`codemods.rules.base.Prefilter`):
 
 1. Text (:func:`text_could_match`). The rule's ``words`` must be written
-   somewhere, and its ``pattern`` match; a rule about graph breaks
-   (``needs_break``) also needs a call of the break catalogue. A rule that declares ``holders`` is screened by
-   the words of those statements (``while(x):`` has no ``while `` in it)
-   and by the call pattern of :mod:`rewriter.prefilter.text`.
+   somewhere, and one of the lines holding them match its ``pattern``; a
+   rule about graph breaks (``needs_break``) also needs a call of the break
+   catalogue. A rule that declares ``holders`` is screened by the words of
+   those statements (``while(x):`` has no ``while `` in it) and by the call
+   pattern of :mod:`rewriter.prefilter.text`.
 2. Structure (:func:`structure_could_match`, on
    :class:`rewriter.prefilter.facts.ScreenFacts`). ``holders``: the body of
    such a loop/``with``/``try`` inside a function holds a call that may
@@ -79,7 +80,7 @@ def text_could_match(text: str, code: str, facts: Optional[ScreenFacts] = None) 
             return False
     elif needs.words and not any(token in text for token in needs.words):
         return False
-    if needs.pattern and _regex(needs.pattern).search(text) is None:
+    if needs.pattern and not _line_matches(text, needs.words, _regex(needs.pattern)):
         return False
     if not needs.needs_break:
         return True
@@ -91,6 +92,24 @@ def text_could_match(text: str, code: str, facts: Optional[ScreenFacts] = None) 
 @lru_cache(maxsize=None)
 def _regex(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
+
+
+def _line_matches(text: str, words: Sequence[str], regex: re.Pattern[str]) -> bool:
+    """Whether a line of ``text`` that holds one of ``words`` (any line, without words) matches ``regex``."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not words:
+        return any(regex.search(line) for line in text.split("\n"))
+    for word in words:
+        at = text.find(word)
+        while at != -1:
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = len(text) if end == -1 else end
+            if regex.search(text[start:end]):
+                return True
+            at = text.find(word, end)
+    return False
 
 
 def structure_could_match(rule: type[Rule], facts: ScreenFacts) -> bool:
