@@ -322,6 +322,10 @@ class _Reader:
         self.bound.update(q for q, _ in self.found.classes if "." not in q)
         #: names bound to torch and its modules, read when a data-dependent entry first asks
         self._torch: Optional[frozenset[str]] = None
+        #: (id of a def, with arguments) -> its evidence, built on the first question
+        self._evidences: dict[tuple[int, bool], TensorEvidence] = {}
+        #: last name called -> (the def whose own code calls it, the call), built on the first question
+        self._calls_by_name: Optional[dict[str, list[tuple[_Def, ast.Call]]]] = None
         #: unit qualname -> the decorated definitions in it (itself included)
         self.decorated: dict[str, list[_Def]] = {}
         for d in self.found.defs:
@@ -381,13 +385,18 @@ class _Reader:
                 inner = d
         if inner is None:
             return None
-        if self._torch is None:
-            self._torch = torch_names(self.tree)
-        if not arguments:
-            return TensorEvidence(inner.node, inner.cls is not None, self._torch)
-        return TensorEvidence(
-            inner.node, inner.cls is not None, self._torch, self._handed(inner), self._tensor_methods(inner.cls)
-        )
+        key = (id(inner.node), arguments)
+        found = self._evidences.get(key)
+        if found is None:
+            if self._torch is None:
+                self._torch = torch_names(self.tree)
+            if not arguments:
+                found = TensorEvidence(inner.node, inner.cls is not None, self._torch)
+            else:
+                handed, methods = self._handed(inner), self._tensor_methods(inner.cls)
+                found = TensorEvidence(inner.node, inner.cls is not None, self._torch, handed, methods)
+            self._evidences[key] = found
+        return found
 
     def _tensor_methods(self, cls: Optional[str]) -> frozenset[str]:
         """Methods of the class ``cls`` annotated to return a tensor."""
@@ -402,27 +411,35 @@ class _Reader:
         if name in ("forward", "__init__"):
             return frozenset()  # inputs of a module: the evidence reads them already
         assert self._torch is not None
+        if self._calls_by_name is None:
+            self._calls_by_name = {}
+            for d in self.found.defs:
+                for call in _own_calls(d.node):
+                    last = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
+                    if last is not None:
+                        self._calls_by_name.setdefault(last, []).append((d, call))
         found: set[str] = set()
-        for caller in self.found.defs:
+        evidences: dict[int, TensorEvidence] = {}
+        for caller, call in self._calls_by_name.get(name, ()):
             if fn.cls is not None and caller.cls != fn.cls:
                 continue
-            evidence: Optional[TensorEvidence] = None
-            for call in _own_calls(caller.node):
-                callee = call.func
-                if isinstance(callee, ast.Attribute):
-                    matches = fn.cls is not None and callee.attr == name and dotted(callee.value) == "self"
-                else:
-                    matches = fn.cls is None and fn.unit and isinstance(callee, ast.Name) and callee.id == name
-                if not matches:
-                    continue
-                if evidence is None:
-                    methods = self._tensor_methods(caller.cls)
-                    evidence = TensorEvidence(caller.node, caller.cls is not None, self._torch, tensor_methods=methods)
-                found.update(
-                    param
-                    for param, value in bound_arguments(call, fn.node, fn.cls is not None)
-                    if evidence.holds_a_tensor(value)
-                )
+            callee = call.func
+            if isinstance(callee, ast.Attribute):
+                matches = fn.cls is not None and dotted(callee.value) == "self"
+            else:
+                matches = fn.cls is None and fn.unit
+            if not matches:
+                continue
+            evidence = evidences.get(id(caller.node))
+            if evidence is None:
+                methods = self._tensor_methods(caller.cls)
+                evidence = TensorEvidence(caller.node, caller.cls is not None, self._torch, tensor_methods=methods)
+                evidences[id(caller.node)] = evidence
+            found.update(
+                param
+                for param, value in bound_arguments(call, fn.node, fn.cls is not None)
+                if evidence.holds_a_tensor(value)
+            )
         return frozenset(found)
 
     def _tensor_read(self, line: int, name: str, name_end: int) -> Optional[BreakCall]:
