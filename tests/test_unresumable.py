@@ -201,3 +201,15 @@ def test_the_screen_reads_the_lines_that_hold_the_words():
         assert text_could_match(text, "GBF012")
     # the words on one line, the `not` on another: no line matches
     assert not text_could_match(head + "    y = not x\n    return y, x.any()\n", "GBF012")
+
+
+def test_a_function_compiled_code_does_not_reach_is_left_alone():
+    source = (
+        "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n\n"
+        "    def unused(self, x: torch.Tensor):\n        y = x * 2\n        return y, not x.any()\n"
+    )
+    compiled = Settings(select=("GBF012",), reach="compiled")
+    assert not transform_source(source, "m.py", compiled).findings
+    reached = source.replace("return x * 2", "return self.unused(x)")
+    outcome = transform_source(reached, "m.py", compiled)
+    assert [f.line for f in outcome.findings] == [10] and "not bool(x.any())" in outcome.new_text

@@ -108,7 +108,9 @@ class UnresumableBreak(FunctionScopedRule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
-        self._rewrites.append(self._report_sites(node))
+        # A function compiled code does not reach is visited but not entered: nothing there is ours.
+        reached = not self.options.project.limits or self.reach(node) is not None
+        self._rewrites.append(self._report_sites(node) if reached else set())
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         self._rewrites.pop()
