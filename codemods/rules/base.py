@@ -402,10 +402,14 @@ class FunctionScopedRule(Rule):
         #: the classes around the current statement, innermost last
         self._classes: list[cst.ClassDef] = []
 
+    def method_class(self) -> Optional[cst.ClassDef]:
+        """The class the enclosing function is a method of, if it is one."""
+        return self._classes[-1] if len(self.functions) >= 2 and self.functions[-2] is None else None
+
     def inline_ops(self, func: cst.FunctionDef, within: Optional[cst.CSTNode] = None) -> int:
         """Tensor ops written in ``func`` itself (the enclosing original function): what a fix can
         capture; with ``within`` (a node of ``func``), only those written there."""
-        cls = self._classes[-1] if len(self.functions) >= 2 and self.functions[-2] is None else None
+        cls = self.method_class()
         assert self._module is not None
         tensors = self.get_metadata(FunctionTensorsProvider, self._module)
         if within is not None:

@@ -109,8 +109,7 @@ class UnresumableBreak(FunctionScopedRule):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
         # A function compiled code does not reach is visited but not entered: nothing there is ours.
-        reached = not self.options.project.limits or self.reach(node) is not None
-        self._rewrites.append(self._report_sites(node) if reached else set())
+        self._rewrites.append(self._report_sites(node) if self.current_reach is not None else set())
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         self._rewrites.pop()
@@ -127,7 +126,7 @@ class UnresumableBreak(FunctionScopedRule):
     # -- finding ------------------------------------------------------------------------
     def _report_sites(self, func: cst.FunctionDef) -> set[int]:
         """Report the unresumable breaks of ``func``'s own code; the ``not`` operations to rewrite."""
-        cls = self._classes[-1] if len(self.functions) >= 2 and self.functions[-2] is None else None
+        cls = self.method_class()
         assert self._module is not None
         tensors = self.get_metadata(FunctionTensorsProvider, self._module)
         rewrites: set[int] = set()

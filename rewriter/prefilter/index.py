@@ -55,7 +55,13 @@ from codemods.analysis.catalogue import (
 )
 from rewriter.prefilter.astnodes import dotted, long_docstring, loop_submodule
 from rewriter.prefilter.facts import _expressions_of
-from rewriter.prefilter.tensor_evidence import TensorEvidence, annotation_is_tensor, bound_arguments, torch_names
+from rewriter.prefilter.tensor_evidence import (
+    TensorEvidence,
+    annotation_is_tensor,
+    bound_arguments,
+    own_nodes,
+    torch_names,
+)
 from rewriter.prefilter.text import normal
 
 Call = tuple[str, str, str]
@@ -414,7 +420,9 @@ class _Reader:
         if self._calls_by_name is None:
             self._calls_by_name = {}
             for d in self.found.defs:
-                for call in _own_calls(d.node):
+                for call in own_nodes(ast.iter_child_nodes(d.node)):
+                    if not isinstance(call, ast.Call):
+                        continue
                     last = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
                     if last is not None:
                         self._calls_by_name.setdefault(last, []).append((d, call))
@@ -843,15 +851,3 @@ def _literal_parts(expr: ast.expr) -> list[str]:
     if isinstance(expr, ast.JoinedStr):
         return [part.value for part in expr.values if isinstance(part, ast.Constant) and isinstance(part.value, str)]
     return []
-
-
-def _own_calls(func: ast.AST) -> Iterator[ast.Call]:
-    """The calls of a function's own code (nested functions, classes and lambdas are theirs)."""
-    stack = list(ast.iter_child_nodes(func))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Call):
-            yield node
-        stack.extend(ast.iter_child_nodes(node))

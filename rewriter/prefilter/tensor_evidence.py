@@ -17,7 +17,7 @@ module answers yes only on that inference's strongest evidence:
 * for the entries that break on what an argument holds (``F.pad``), as
   the file's analysis reads them: ``self.m(...)`` of a method of the class
   annotated to return a tensor, and a parameter some call in the file hands
-  a tensor or a tuple holding one (:func:`handed_tensors`).
+  a tensor or a tuple holding one (read by the project index).
 
 The inference joins the kinds of a name's bindings with a tensor on any
 evidence, so a parameter stays a tensor whatever it is rebound to. So
@@ -28,6 +28,7 @@ reports a break that the file's own analysis would not.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Iterator
 from typing import Optional, Union
 
 from codemods.analysis.catalogue import CONDITION_CALLS
@@ -57,6 +58,18 @@ def torch_names(tree: ast.Module) -> frozenset[str]:
                 if name != "*" and not name[:1].isupper():
                     found.add(name)
     return frozenset(found)
+
+
+def own_nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """``roots`` and the nodes under them, but not inside a nested function, class or lambda
+    (a function's own code: what runs in its frame)."""
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
 
 
 class TensorEvidence:
@@ -90,18 +103,13 @@ class TensorEvidence:
         """Names some plain assignment of the function's own code gives a tensor, to a fixpoint
         (the inference joins a name's bindings with a tensor on any evidence)."""
         bindings: list[tuple[list[str], ast.expr]] = []
-        stack: list[ast.AST] = list(func.body)
-        while stack:
-            node = stack.pop()
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, *_OTHER_SCOPES)):
-                continue
+        for node in own_nodes(func.body):
             if isinstance(node, ast.Assign):
                 names = [t.id for t in node.targets if isinstance(t, ast.Name)]
                 if names:
                     bindings.append((names, node.value))
             elif isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
                 bindings.append(([node.target.id], node.value))
-            stack.extend(ast.iter_child_nodes(node))
         changed = True
         while changed:
             changed = False
