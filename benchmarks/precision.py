@@ -41,7 +41,7 @@ import realworld  # noqa: E402
 import zoo  # noqa: E402
 
 #: rules whose findings are about a frame Dynamo skips (the placement rules GBF005-GBF007 are not)
-FRAME_RULES = ("GBF001", "GBF002", "GBF003", "GBF004", "GBF009", "GBF010", "GBF011", "GBF012")
+FRAME_RULES = ("GBF001", "GBF002", "GBF003", "GBF004", "GBF009", "GBF010", "GBF011", "GBF012", "GBF013")
 _FRAME = re.compile(r"^(?P<name>\S+) \((?P<path>.+):(?P<line>\d+)\)$")
 _SITE = re.compile(r" @ (?P<path>.+):(?P<line>\d+)$")
 _RESUME = re.compile(r"^torch_dynamo_resume_in_\w+_at_\d+$")

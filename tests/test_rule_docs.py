@@ -36,6 +36,8 @@ def test_rule_has_docs_and_examples(code):
 )
 def test_rule_examples_hold(code, index):
     example = REGISTRY[code].EXAMPLES[index]
+    if not REGISTRY[code].applies():
+        pytest.skip(f"{code} finds nothing on this Python")
     # An example shows a rule on a function that runs under compile: every function counts here.
     settings = Settings(select=(code,), fix_mode="unsafe", **{"reach": "all", **example.config})
     outcome = transform_source(example.before, "example.py", settings)

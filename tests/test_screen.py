@@ -40,7 +40,7 @@ from rewriter.engine.config import Settings
 from rewriter.engine.suppressions import parse_suppressions
 from rewriter.prefilter import screen
 from rewriter.prefilter import text as prefilter_text
-from rewriter.prefilter.facts import ScreenFacts
+from rewriter.prefilter.facts import ScreenFacts, _marked_brackets
 from rewriter.prefilter.skeleton import FileView, build_skeleton
 from tests.golden import GOLDEN
 
@@ -361,6 +361,23 @@ def _holds(source: str, *kinds: str) -> bool:
         "def f(x):\n    for i in r:\n        x = x[x.sum(-1) > 0]\n",
         "def f(x, m):\n    keep = m.bool()\n    for i in r:\n        x = x[(keep)]\n",
         "def h(x):\n    return x[torch.isfinite(x)]\ndef f(x):\n    for i in r:\n        x = h(x)\n",
+        # a mask on the line that ends a signature, and one in a one-line function
+        "def h(x):\n    return x[x > 0]\ndef f(x):\n    for i in r:\n        x = h(x)\n",
+        "def h(x: Tensor,\n      y: int) -> Tensor: return x[x > 0]\ndef f(x):\n    for i in r:\n        x = h(x)\n",
+        "import torch\ndef f(x):\n    for i in r:\n        x = torch.where(x > 0)\n",
+        "import torch\ndef f(x):\n    for i in r:\n        x = torch.where(\n            x > 0,\n        )\n",
+        "import torch\ndef f(x):\n    for i in r:\n        x = torch.where(*c)\n",
+        "import torch.nn.functional as F\ndef f(x, n):\n    for i in r:\n        x = F.pad(x, (0, n))\n",
+        "import torch.nn.functional as F\ndef f(x, p):\n    for i in r:\n        x = F.pad(x, pad=p)\n",
+        "import torch.nn.functional as F\ndef f(x):\n    for i in r:\n        x = F.pad(x, (0, len('#')))\n",
+        "import math\ndef f(x):\n    for i in r:\n        n = int(math.sqrt(x.numel()))\n",
+        "import numpy as np\ndef f(x):\n    for i in r:\n        n = int(np.sqrt(x).sum())\n",
+        "def f(x, m):\n    for i in r:\n        x[~m] == 0\n",
+        "import torch.nn.functional as F\ndef f(x, n):\n    for i in r:\n        x = F.pad(x, (0, n), mode='c')\n",
+        # code after a docstring on its last line runs
+        'def h(x):\n    """Scale.\n    """; x.item()\ndef f(x):\n    for i in r:\n        x = h(x)\n',
+        # a nested function's defaults run in the frame of the one around it
+        "def f(x):\n    for i in r:\n        def g(y=x[x > 0]):\n            return y\n",
     ],
 )
 def test_possible_breaks_are_seen(source: str) -> None:
@@ -378,6 +395,29 @@ def test_possible_breaks_are_seen(source: str) -> None:
         "def f(x):\n    with open(p) as fh:\n        fh.read()\n",  # the manager is not the body
         "def f(x, idx):\n    for i in r:\n        x = x[idx] + x[0]\n",  # no mask in sight
         "def f(x: List[int]) -> Tensor:\n    for i in r:\n        x = x[i]\n",
+        # a three-argument torch.where, padding by numbers written out, int() of a math function
+        "import torch\ndef f(x):\n    for i in r:\n        x = torch.where(x > 0, x, 0)\n",
+        "import torch\ndef f(x):\n    for i in r:\n        x = torch.where(\n            x > 0, x, other\n        )\n",
+        "import torch\ndef f(x):\n    for i in r:\n        x = torch.where(x > 0, input=x)\n",
+        "import torch.nn.functional as F\ndef f(x):\n    for i in r:\n        x = F.pad(x, (0, 1), value=0)\n",
+        "import torch.nn.functional as F\ndef f(x):\n    for i in r:\n        x = F.pad(x, pad=(-1, 0,))\n",
+        "import math\ndef f(x, n):\n    for i in r:\n        x = x * int(math.sqrt(n))\n",
+        "import torch.nn.functional as F\ndef f(x):\n    for i in r:\n        x = F.pad(  # by one\n"
+        "            x, (0, 1), mode='constant')\n",
+        # `None = None` binds no name
+        "def f(x, m: T | None = None, y: T | None = None):\n    for i in r:\n        x = x[None]\n",
+        # a store through a mask traces
+        "def f(x, m):\n    for i in r:\n        x[~m] = 0\n",
+        # annotations and docstrings run no mask: `tuple[Tensor, Tensor] | None`, ``[`~Config`]``
+        "def h(\n    x: Tensor,\n    pos: tuple[Tensor, Tensor] | None = None,\n) -> tuple[Tensor, Tensor | None]:\n"
+        "    return x\ndef f(x):\n    for i in r:\n        x = h(x)\n",
+        'def h(x):\n    """Scale.\n\n    config ([`~Config`]): the config\n    """\n    return x\n'
+        "def f(x):\n    for i in r:\n        x = h(x)\n",
+        # nor does a docstring's example, nor its first line
+        'def h(x):\n    """Scale by [~mask] weights.\n\n    >>> h(t)\n    """  # done\n    return x\n'
+        "def f(x):\n    for i in r:\n        x = h(x)\n",
+        'def h(x):\n    """Scale.\n\n    >>> h(t).item()\n    """\n    return x\n'
+        "def f(x):\n    for i in r:\n        x = h(x)\n",
     ],
 )
 def test_what_cannot_break_is_screened_out(source: str) -> None:
@@ -425,10 +465,31 @@ def _may_break_by_pattern(text: str) -> bool:
     else:
         watched = any(name in WATCHED_NAMES for _, name, _ in facts._raw_calls())
     reads = re.compile(r"\b(?:%s)" % "|".join(TENSOR_READ_NAMES) + TENSOR_READ_REST.pattern)
-    data_dependent = reads.search(facts.text) or CONDITION_LINE.search(facts.text) or MASK_LINE.search(facts.text)
+    masked = any(list(_marked_brackets(line)) for line in facts.text.split("\n") if MASK_LINE.search(line))
+    data_dependent = reads.search(facts.text) or CONDITION_LINE.search(facts.text)
     bound = {m.group(1) for m in MASK_BINDING.finditer(facts.text)}
     named_mask = any(m.group(1) in bound for m in NAME_INDEX.finditer(facts.text))
-    return watched or _ALIAS.search(facts.text) is not None or data_dependent is not None or named_mask
+    return watched or _ALIAS.search(facts.text) is not None or data_dependent is not None or masked or named_mask
+
+
+@pytest.mark.parametrize(
+    "line,marked",
+    [
+        ("x = x[x > 0]", [5]),
+        ("x = x[idx[a] > 0]", [5]),  # the mark is in the outer brackets
+        ("y = a[i] + b[m != 0]", [12]),
+        ("x = h[~keep]", [5]),
+        ("x = h[m.bool()] + 1", [5]),
+        ("ok = a[0] == b", []),  # the comparison is outside
+        ("    pos: tuple[Tensor, Tensor] | None = None,", []),
+        ("x = f[:, 0]  # take <s> token (as [CLS])", []),
+        ('x = d["]"] > 0', [5]),  # a quote: searched to the end of the line
+        ("x = a[(b > 0)", [5]),  # not closed on the line
+        ("x = a[) > 0", [5]),
+    ],
+)
+def test_a_mask_is_written_inside_the_brackets(line: str, marked: list[int]) -> None:
+    assert list(_marked_brackets(line)) == marked
 
 
 @settings(max_examples=400, deadline=None)
@@ -741,3 +802,11 @@ def test_a_notice_that_only_a_recorded_run_counts_is_not_watched() -> None:
     loop = "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        for i in range(2):\n"
     assert not ScreenFacts(loop + "            logger.warning_once('slow path')\n").may_break_at_all()
     assert ScreenFacts(loop + "            logger.warning('slow path')\n").may_break_at_all()
+
+
+def test_an_output_call_in_a_docstring_is_text_and_one_after_its_quotes_is_code() -> None:
+    forward = "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+    example = '        """Run.\n\n        >>> print(m(x))\n        """\n        return x\n'
+    assert not ScreenFacts(forward + example).may_output_in_compiled_code()
+    after = '        """Run.\n\n        Returns x.\n        """; print(x)\n        return x\n'
+    assert ScreenFacts(forward + after).may_output_in_compiled_code()

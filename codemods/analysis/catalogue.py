@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
 MatchKind = Literal["qualified", "method", "logger", "tensor_read", "condition", "mask_index"]
 
@@ -210,6 +210,22 @@ PARENTS_OF_LAST: dict[str, frozenset[str]] = {
 }
 METHOD_NAMES: frozenset[str] = frozenset(BY_METHOD)
 LOGGER_METHOD_NAMES: frozenset[str] = frozenset(BY_LOGGER_METHOD)
+
+
+def _shared_by_last(field: str) -> dict[str, Any]:
+    """Last name -> the value of ``field`` its catalogue entries all share, where it is not None."""
+    values: dict[str, set[Any]] = {}
+    for entry in CATALOGUE:
+        values.setdefault(entry.name.rpartition(".")[2], set()).add(getattr(entry, field))
+    return {last: found.pop() for last, found in values.items() if len(found) == 1 and None not in found}
+
+
+#: last name -> the number of positional arguments every entry of that last name breaks with
+#: (``where``: 1), where each has one: ``torch.where(c, x, y)`` is no break
+ARITY_OF_LAST: dict[str, int] = _shared_by_last("arity")
+#: last name -> (position, keyword) of the argument that must hold a tensor, where every entry
+#: of that last name has one (``pad``): ``F.pad(x, (0, 1))`` is no break
+TENSOR_ARG_OF_LAST: dict[str, tuple[int, str]] = _shared_by_last("tensor_arg")
 #: qualified names of the output calls a cause fix knows (GBF010), and their last names with the
 #: logger methods': what the prefilter reads as an output call
 OUTPUT_QUALIFIED: frozenset[str] = frozenset(c.name for c in CATALOGUE if c.kind == "qualified" and c.cause)
@@ -232,8 +248,11 @@ _BOOL_MARK = r"(?:[<~&|^]|(?<!-)>|==|!=|\b(?:%s)\s*\()" % "|".join(sorted(BOOL_M
 #: a ``[`` with what a bool tensor is written with after it on the line: a subscript through a mask
 #: written in place (``x[x > 0]``), as :data:`MASK_INDEX` matches it (one line)
 MASK_LINE = re.compile(r"\[[^\n]*?" + _BOOL_MARK)
+#: what a bool tensor is written with, alone: searched between a ``[`` and its ``]``
+BOOL_MARK = re.compile(_BOOL_MARK)
 #: ``name = `` then what a bool tensor is written with on the same line: a mask bound to a name
-MASK_BINDING = re.compile(r"\b(\w+)[ \t]*=(?!=)(?=[^\n]*?" + _BOOL_MARK + ")")
+#: (not ``None = None`` in ``m: T | None = None, x: T | None = None``: no name is bound there)
+MASK_BINDING = re.compile(r"\b(?!(?:None|True|False)\b)(\w+)[ \t]*=(?!=)(?=[^\n]*?" + _BOOL_MARK + ")")
 #: a subscript by a name alone (``h[mask]``): a mask when :data:`MASK_BINDING` binds the name
 NAME_INDEX = re.compile(r"\[[\s(]*(\w+)[\s)]*\]")
 #: names whose call may break whatever the module defines

@@ -273,6 +273,13 @@ def qualified_names(dependent: MetadataDependent, node: cst.CSTNode) -> set[str]
     return names_in(dependent.get_metadata(NameScopeProvider, node, None), node)
 
 
+def manager_names(dependent: MetadataDependent, item: cst.WithItem) -> set[str]:
+    """What the manager of a ``with`` item may refer to (``m(...)`` stands for ``m``)."""
+    expr = item.item
+    target = expr.func if isinstance(expr, cst.Call) else expr
+    return qualified_names(dependent, target) or qualified_names(dependent, expr)
+
+
 def names_in(scope: Optional[Scope], node: cst.CSTNode) -> set[str]:
     """What ``node``, read in ``scope``, may refer to."""
     # As libcst spells it: `x.norm().item` is `x.norm.item`, a call stands for its function.

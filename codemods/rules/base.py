@@ -345,6 +345,11 @@ class Rule(Codemod, cst.CSTTransformer):
         return tuple(self.line_of(site.node) for site in sites)
 
     @classmethod
+    def applies(cls) -> bool:
+        """Whether the rule can find anything on the running Python (GBF013 cannot from 3.12 on)."""
+        return True
+
+    @classmethod
     def doc(cls) -> str:
         import inspect
         import sys

@@ -68,9 +68,10 @@ from typing import Optional, Sequence, Union
 
 import libcst as cst
 
-from codemods.analysis.catalogue import RESUMABLE_CONTEXT_MANAGERS
 from codemods.analysis.fix_safety import Safety
+from codemods.analysis.frame_skip import resumes_in
 from codemods.analysis.nodes import body_statements
+from codemods.analysis.scopes import manager_names
 from codemods.rules.base import Example, Prefilter
 from codemods.rules.block_rule import BlockRule, split_index, with_body
 
@@ -135,17 +136,12 @@ class SplitWith(BlockRule):
         self.classes = {stmt.name.value: stmt for stmt in node.body if isinstance(stmt, cst.ClassDef)}
 
     # -- which managers ---------------------------------------------------------
-    def manager_names(self, item: cst.WithItem) -> set[str]:
-        expr = item.item
-        target = expr.func if isinstance(expr, cst.Call) else expr
-        return self.qualified_names(target) or self.qualified_names(expr)
-
     def resumable(self, item: cst.WithItem) -> bool:
-        return bool(self.manager_names(item) & RESUMABLE_CONTEXT_MANAGERS)
+        return resumes_in(self, item)
 
     def reentrant(self, item: cst.WithItem) -> bool:
         listed = self.options.reentrant_context_managers
-        for name in self.manager_names(item):
+        for name in manager_names(self, item):
             if any(entry == name or entry.endswith("." + name) for entry in listed):
                 return True
         return False

@@ -26,7 +26,6 @@ from codemods.analysis.breaks import (
 )
 from codemods.analysis.hoist import HoistPlan, HoistRefusal, loop_parts, loop_runs_once_at_least, plan_hoist
 from codemods.analysis.unroll import ModuleConstantsProvider
-from codemods.fastcst.positions import LazyPositionProvider
 from codemods.rules.base import FunctionScopedRule
 
 Loop = Union[cst.For, cst.While]
@@ -42,10 +41,6 @@ class LoopRule(FunctionScopedRule):
     def constant(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """The literal a name read in the current function always stands for (a module constant)."""
         return self.constants.value(expr, [f for f in self.functions if f is not None])
-
-    def _start(self, node: cst.CSTNode) -> tuple[int, int]:
-        pos = self.get_metadata(LazyPositionProvider, node).start
-        return (pos.line, pos.column)
 
     def hoist_plan(self, loop: Loop, sites: list[BreakSite]) -> Union[HoistPlan, HoistRefusal]:
         """How GBF009 reads the loop's breaks once before it (a refusal when some break is not such a read)."""
@@ -71,7 +66,7 @@ class LoopRule(FunctionScopedRule):
             self.line_of,
             self.options.recorded_break_lines,
         )
-        return [s for s in sites_that_skip([loop.body], sites, self._start) if not self.removed_by_cause(s)]
+        return [s for s in sites_that_skip([loop.body], sites, self.start_of) if not self.removed_by_cause(s)]
 
     def describe_break(self, func: cst.FunctionDef, sites: list[BreakSite]) -> str:
         return self.skip_message("a loop", func, sites)

@@ -18,10 +18,12 @@ from codemods.rules.gbf009_hoist_invariant import HoistInvariant
 from codemods.rules.gbf010_output_cause import OutputCause
 from codemods.rules.gbf011_recorded_skip import RecordedSkipRule
 from codemods.rules.gbf012_unresumable_break import UnresumableBreak
+from codemods.rules.gbf013_comprehension_frame import ComprehensionFrame
 
 #: code -> rule class, in the order rules run on a file: a rule runs on what the ones
 #: before it made. GBF011 first, as it only reports: it reads the frames a run recorded
-#: where the run saw them, before any fix moves them. Then GBF012, whose fix
+#: where the run saw them, before any fix moves them. GBF013 also only reports, on the code as written: the
+#: comprehensions a skipped function runs as frames of their own. Then GBF012, whose fix
 #: only spells a `not` as a call. Then GBF010: a break whose cause
 #: it removes needs no structural fix (the rules below leave such breaks to it, and a
 #: guarded call is no break). Then GBF009: a loop whose only breaks it reads once needs
@@ -32,6 +34,7 @@ REGISTRY: dict[str, type[Rule]] = {
     for rule in (
         RecordedSkipRule,
         UnresumableBreak,
+        ComprehensionFrame,
         OutputCause,
         HoistInvariant,
         UnrollLoop,

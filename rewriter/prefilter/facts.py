@@ -19,11 +19,13 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from codemods.analysis.catalogue import (
+    ARITY_OF_LAST,
+    BOOL_MARK,
     CONDITION_CALLS,
     CONDITION_LINE,
     LOGGER_METHOD_NAMES,
@@ -38,6 +40,7 @@ from codemods.analysis.catalogue import (
     QUALIFIED_NAMES,
     SCREEN_WATCHED_NAMES,
     TENSOR_ARG_NAMES,
+    TENSOR_ARG_OF_LAST,
     TENSOR_READ_NAMES,
     TENSOR_READ_REST,
 )
@@ -47,8 +50,12 @@ from rewriter.prefilter.text import (
     ALIAS_REST,
     CALL,
     CALL_REST,
+    INT_TUPLE,
+    KEYWORD_ARGUMENT,
     before,
+    call_arguments,
     has_word,
+    method_receivers,
     normal,
     whole_words,
     word_ends,
@@ -280,7 +287,12 @@ class ScreenFacts:
         if self._masks is not None:
             return self._masks
         text = self.text
-        found = [m.start() for m in MASK_LINE.finditer(text)]
+        found: list[int] = []
+        starts = sorted({text.rfind("\n", 0, m.start()) + 1 for m in MASK_LINE.finditer(text)})
+        for start in starts:
+            end = text.find("\n", start)
+            line = text[start : len(text) if end == -1 else end]
+            found.extend(start + at for at in _marked_brackets(line))
         bound: dict[str, list[int]] = {}
         for m in MASK_BINDING.finditer(text):
             bound.setdefault(m.group(1), []).append(m.start())
@@ -574,10 +586,10 @@ class ScreenFacts:
         defined |= set(self.loop_aliases)
         external = self._external_names()
         text = self.text
-        # A docstring's examples (``>>> print(x)``) are not output calls; a docstring holds no
-        # real call, but one line may also hold code after a one-line docstring: only spans count.
-        docstrings = sorted((a, b) for a, b, _, kind in self.blankable if kind == "docstring")
-        doc_starts = [a for a, _ in docstrings]
+        # A docstring's examples (``>>> print(x.item())``) are text: no call there breaks, and
+        # none is an output call (:meth:`_docstring_lines` leaves out code beside the quotes).
+        text_only = self._docstring_lines()
+        text_starts = [a for a, _ in text_only]
         pairs = []
         tests = sorted(self._test_spans)
         test_starts = [start for start, _ in tests]
@@ -587,18 +599,25 @@ class ScreenFacts:
             read = name in TENSOR_READ_NAMES
             if not (watched or condition or read or name in aliases or name in defined or name in external):
                 continue
+            inside = bisect_right(text_starts, line) - 1
+            if inside >= 0 and line <= text_only[inside][1]:
+                continue  # a docstring's examples (``>>> x.item()``) are text
             dot, receiver, sure = before(text, offset)
             if (
                 name in aliases
                 or name in external
-                or (watched and self._direct(name, receiver, dot, sure))
+                or (watched and self._direct(name, receiver, dot, sure) and not self._written_harmless(name, offset))
                 or (condition and _within(tests, test_starts, line))
-                or (read and not dot and TENSOR_READ_REST.match(text, offset + len(name)) is not None)
+                or (
+                    read
+                    and not dot
+                    and TENSOR_READ_REST.match(text, offset + len(name)) is not None
+                    and not self._reads_only_modules(name, offset)
+                )
             ):
                 pairs.append((line, ""))
                 output = name in OUTPUT_NAMES or self.import_paths.get(name, set()) & OUTPUT_QUALIFIED
-                at = bisect_right(doc_starts, line) - 1
-                if output and not (at >= 0 and docstrings[at][0] < line <= docstrings[at][1]):
+                if output:
                     pairs.append((line, "o"))
             if not sure:
                 pairs.extend(((line, "n:" + name), (line, "s:" + name)))
@@ -607,9 +626,79 @@ class ScreenFacts:
             elif receiver == "self":
                 pairs.append((line, "s:" + name))
         newlines = self._newlines()
-        pairs.extend((bisect_left(newlines, offset) + 1, "") for offset in set(self._mask_offsets()))
+        outside = self._outside_frames(text_only)
+        for offset in set(self._mask_offsets()):
+            line = bisect_left(newlines, offset) + 1
+            if not outside(line):
+                pairs.append((line, ""))
         pairs.sort()
         return [p[0] for p in pairs], [p[1] for p in pairs]
+
+    def _docstring_lines(self) -> list[tuple[int, int]]:
+        """(first, last) lines that hold nothing but a docstring's text, sorted: its first line
+        when only indentation comes before it, its last when only a comment comes after."""
+        lines = self.text.split("\n")
+        spans = []
+        for first, last, node, kind in self.blankable:
+            if kind != "docstring":
+                continue
+            start = first if not lines[first - 1][: node.col_offset].strip() else first + 1
+            rest = lines[last - 1].encode()[node.end_col_offset or 0 :].decode(errors="replace").strip()
+            end = last if not rest or rest.startswith("#") else last - 1
+            if start <= end:
+                spans.append((start, end))
+        return sorted(spans)
+
+    def _outside_frames(self, docstrings: list[tuple[int, int]]) -> Callable[[int], bool]:
+        """Whether a line holds no code a function's frame runs: a line of a docstring's text
+        (:meth:`_docstring_lines`), or the decorators and signature of a function not nested in
+        another (its annotations and defaults run at module or class level).
+        ``tuple[Tensor, Tensor] | None`` is no mask."""
+        spans = sorted(
+            list(docstrings)
+            + [(d.first, d.node.body[0].lineno - 1) for d in self.defs if d.unit and d.node.body[0].lineno > d.first]
+        )
+        starts = [a for a, _ in spans]
+
+        def outside(line: int) -> bool:
+            at = bisect_right(starts, line) - 1
+            return at >= 0 and spans[at][1] >= line  # the spans do not overlap
+
+        return outside
+
+    def _arguments(self, name: str, offset: int) -> Optional[list[str]]:
+        return call_arguments(self.text, self.text.find("(", offset + len(name)))
+
+    def _written_harmless(self, name: str, offset: int) -> bool:
+        """Whether the arguments as written show that no catalogue entry of ``name`` matches:
+        ``torch.where(c, x, y)`` (the entry breaks with one argument), ``F.pad(x, (0, 1))``
+        (it breaks on an amount held in a tensor)."""
+        arity = ARITY_OF_LAST.get(name)
+        tensor_arg = TENSOR_ARG_OF_LAST.get(name)
+        if arity is None and tensor_arg is None:
+            return False
+        args = self._arguments(name, offset)
+        if args is None:
+            return False
+        positional = [a for a in args if not KEYWORD_ARGUMENT.match(a)]
+        if arity is not None:
+            return len(positional) != arity or len(positional) != len(args)
+        assert tensor_arg is not None
+        position, keyword = tensor_arg
+        named = (a.split("=", 1) for a in args if KEYWORD_ARGUMENT.match(a))
+        keywords = {name.strip(): written.strip() for name, written in named}
+        value = positional[position] if len(positional) > position else keywords.get(keyword)
+        return value is not None and INT_TUPLE.fullmatch(value) is not None
+
+    def _reads_only_modules(self, name: str, offset: int) -> bool:
+        """Whether ``int(...)`` reads only calls of ``math`` or ``numpy`` functions
+        (``int(math.sqrt(n))``): no tensor is converted there."""
+        args = self._arguments(name, offset)
+        if args is None:
+            return False
+        modules = {bound for bound, paths in self.import_paths.items() if paths and paths <= {"math", "numpy"}}
+        receivers = method_receivers(" ".join(args))
+        return bool(receivers) and all(receiver in modules for receiver in receivers)
 
     def _external_names(self) -> frozenset[str]:
         """Names whose call may run a callee in another file that breaks: the last names of the
@@ -767,6 +856,36 @@ class ScreenFacts:
                 if focus is None or any(a <= d.last and d.first <= b for a, b in focus):
                     found.append(units[at])
         return found
+
+
+_STORE = re.compile(r"[ \t]*=(?!=)")
+
+
+def _marked_brackets(line: str) -> Iterator[int]:
+    """Offsets of the ``[`` of ``line`` whose brackets hold what a bool tensor is written with:
+    a subscript read through a mask is written inside its brackets (``x[x > 0]``), and ``a[0] == b``,
+    ``tuple[Tensor] | None`` or ``x[~m] = 0`` is none. A ``[`` that does not close on the line, or whose
+    brackets hold a quote (a ``]`` in a string), is searched to the end of the line."""
+    at = line.find("[")
+    while at != -1:
+        depth, end = 0, len(line)
+        for index in range(at, len(line)):
+            char = line[index]
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth -= 1
+                if depth == 0:
+                    end = index if char == "]" else len(line)  # a stray closer: no telling where it ends
+                    break
+            elif char in "\"'":
+                end = len(line)
+                break
+        # ``x[mask] = v`` stores through the mask, which traces (as ``index_put``)
+        stored = end < len(line) and _STORE.match(line, end + 1) is not None
+        if not stored and BOOL_MARK.search(line, at + 1, end):
+            yield at
+        at = line.find("[", at + 1)
 
 
 def _span(body: list[ast.stmt]) -> tuple[int, int]:

@@ -102,3 +102,91 @@ _IMPORTS_TORCH = re.compile(
 def imports_torch(text: str) -> bool:
     """Whether some line of ``text`` imports torch (text in strings may say so too: that only lets more through)."""
     return "torch" in text and _IMPORTS_TORCH.search(text) is not None
+
+
+#: a tuple of integers written out (``(0, 1)``, ``(-1, 0,)``): no amount held in a tensor
+INT_TUPLE = re.compile(r"\(\s*-?\d+\s*(?:,\s*-?\d+\s*)*,?\s*\)")
+
+
+def call_arguments(text: str, open_at: int, limit: int = 2000) -> Optional[list[str]]:
+    """The arguments of the call whose ``(`` is at ``open_at``, as written, split at the commas
+    outside brackets, comments left out; None when the text does not say plainly (a string that
+    spans lines, ``*args``/``**kwargs``, or no closing ``)`` within ``limit`` characters)."""
+    depth = 0
+    start = open_at + 1
+    found: list[str] = []
+    pieces: list[str] = []  # the current argument's text, comments cut out
+    index = open_at
+    stop = min(len(text), open_at + limit)
+    while index < stop:
+        char = text[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                if char != ")":
+                    return None
+                last = ("".join(pieces) + text[start:index]).strip()
+                if last:
+                    found.append(last)
+                return None if any(a.startswith("*") for a in found) else found
+        elif char == "#":
+            pieces.append(text[start:index])
+            index = text.find("\n", index)
+            if index == -1:
+                return None
+            start = index
+            continue
+        elif char in "\"'":
+            close = _string_end(text, index)
+            if close is None:
+                return None
+            index = close
+            continue
+        elif char == "," and depth == 1:
+            found.append(("".join(pieces) + text[start:index]).strip())
+            pieces = []
+            start = index + 1
+        index += 1
+    return None
+
+
+def _string_end(text: str, quote_at: int) -> Optional[int]:
+    """Just past the one-line string literal that opens at ``quote_at``; None for a triple-quoted
+    one or one not closed on its line."""
+    quote = text[quote_at]
+    if text.startswith(quote * 3, quote_at):
+        return None
+    index = quote_at + 1
+    while index < len(text):
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == quote:
+            return index + 1
+        if char == "\n":
+            return None
+        index += 1
+    return None
+
+
+#: a keyword argument as written (``value=0``, not ``a == b``)
+KEYWORD_ARGUMENT = re.compile(r"\w+\s*=(?!=)")
+_METHOD_CALL = re.compile(r"\.\s*\w+\s*\(")
+
+
+def method_receivers(text: str) -> list[str]:
+    """The identifier written before each ``.name(`` of ``text`` ("" where it is not one:
+    ``x[0].item(``)."""
+    found = []
+    for match in _METHOD_CALL.finditer(text):
+        end = match.start()
+        while end and text[end - 1] in _BLANK:
+            end -= 1
+        start = end
+        while start and is_word_char(text[start - 1]):
+            start -= 1
+        found.append(text[start:end])
+    return found

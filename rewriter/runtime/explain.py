@@ -56,9 +56,12 @@ _HOLDER_KINDS = {"loop": ("for", "while"), "with": ("with",), "try": ("try",)}
 
 
 def rules_for(statement: str) -> tuple[str, ...]:
-    """Codes of the rules that act on a break inside a ``statement`` ("loop", "with" or "try")."""
+    """Codes of the rules that act on a break inside a ``statement`` ("loop", "with" or "try");
+    a rule that only reports what such a break costs elsewhere (GBF013) fixes none."""
     kinds = set(_HOLDER_KINDS[statement])
-    return tuple(code for code, rule in REGISTRY.items() if kinds & set(rule.PREFILTER.holders))
+    return tuple(
+        code for code, rule in REGISTRY.items() if kinds & set(rule.PREFILTER.holders) and not rule.REPORTS_ONLY
+    )
 
 
 class ExplainError(Exception):
