@@ -66,30 +66,41 @@ class ModuleConstants:
 
     def __init__(self, module: cst.Module) -> None:
         self.module = module
-        self._table: Optional[dict[str, cst.BaseExpression]] = None
+        self._table: Optional[dict[str, tuple[str, cst.BaseExpression]]] = None
+        self._rebound: Optional[tuple[set[str], set[str]]] = None
 
     def value(self, expr: cst.BaseExpression, scopes: Sequence[cst.FunctionDef]) -> Optional[cst.BaseExpression]:
         """The literal ``expr`` (a bare name or ``Class.NAME``, read inside ``scopes``) always stands for, if any."""
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
-            value = self._constants().get(f"{expr.value.value}.{expr.attr.value}")
+            found = self._constants().get(f"{expr.value.value}.{expr.attr.value}")
             head = expr.value.value
         elif isinstance(expr, cst.Name):
-            value = self._constants().get(expr.value)
+            found = self._constants().get(expr.value)
             head = expr.value
         else:
             return None
-        if value is None:
+        if found is None or not self._never_rebound(head, found[0]):
             return None
+        value = found[1]
         for scope in scopes:
             use = function_scope_use(scope)
             if head in use.bound | use.global_decl | use.nonlocal_decl:
                 return None
         return value
 
-    def _constants(self) -> dict[str, cst.BaseExpression]:
+    def _constants(self) -> dict[str, tuple[str, cst.BaseExpression]]:
         if self._table is None:
             self._table = _module_constants(self.module)
         return self._table
+
+    def _never_rebound(self, head: str, attribute: str) -> bool:
+        """Whether no function declares ``head`` global and no code stores to an attribute named
+        ``attribute`` (empty for a bare name). The walk of the whole module this takes is made
+        only once some loop reads a candidate: most modules have none."""
+        if self._rebound is None:
+            self._rebound = _rebound_anywhere(self.module)
+        declared_global, stored = self._rebound
+        return head not in declared_global and attribute not in stored
 
 
 class ModuleConstantsProvider(BaseMetadataProvider[ModuleConstants]):
@@ -101,22 +112,22 @@ class ModuleConstantsProvider(BaseMetadataProvider[ModuleConstants]):
         self.set_metadata(module, ModuleConstants(module))
 
 
-def _module_constants(module: cst.Module) -> dict[str, cst.BaseExpression]:
-    declared_global, stored = _rebound_anywhere(module)
-    constants, bindings = _one_line_literals(module.body, module)
-    constants = {name: value for name, value in constants.items() if name not in declared_global}
+def _module_constants(module: cst.Module) -> dict[str, tuple[str, cst.BaseExpression]]:
+    """The candidates, before the module-wide check: ``NAME`` or ``Class.NAME`` -> (the attribute
+    name a store must not touch, empty for a module-level name; the literal)."""
+    literals, bindings = _one_line_literals(module.body, module)
+    constants = {name: ("", value) for name, value in literals.items()}
     classes = [
         stmt
         for stmt in module.body
         if isinstance(stmt, cst.ClassDef)
         and bindings.get(stmt.name.value) == 1
-        and stmt.name.value not in declared_global
         and isinstance(stmt.body, cst.IndentedBlock)
     ]
     for cls in classes:
         assert isinstance(cls.body, cst.IndentedBlock)
         attributes, _ = _one_line_literals(cls.body.body, module)
-        constants.update((f"{cls.name.value}.{name}", v) for name, v in attributes.items() if name not in stored)
+        constants.update((f"{cls.name.value}.{name}", (name, v)) for name, v in attributes.items())
     return constants
 
 
