@@ -104,6 +104,37 @@ def test_gbf011_leaves_a_recorded_skip_to_gbf012_when_it_is_active():
     assert [f.code for f in transform_source(RNN, "m.py", alone).findings] == ["GBF011"]
 
 
+MULTILINE = """import torch
+
+
+def f(x: torch.Tensor, m: torch.Tensor):
+    y = x * 2
+    a = not (  # the call on the lines below
+        (m > 0).any()
+    )
+    b = not (
+        m
+    ).all()
+    if not (
+        m.any()
+    ):
+        y = y + 1
+    return y, a, b
+"""
+
+
+def test_a_not_whose_line_opens_its_operands_parentheses_is_found():
+    from rewriter.prefilter.screen import text_could_match
+
+    assert text_could_match(MULTILINE, "GBF012")
+    outcome = transform_source(MULTILINE, "m.py", ONLY)
+    # the call's own parentheses open on the `not`'s line; a receiver's do not, and a test resumes
+    assert [(f.line, f.fix) for f in outcome.findings] == [(6, "safe")]
+    new = outcome.new_text
+    assert new is not None and "    a = not bool((m > 0).any())\n    b = not (\n" in new
+    assert transform_source(new, "m.py", ONLY).new_text is None
+
+
 def test_the_prefilter_passes_what_the_rule_finds():
     from rewriter.prefilter.screen import text_could_match
 
@@ -114,6 +145,7 @@ def test_the_prefilter_passes_what_the_rule_finds():
         "    return x is not None and x.any()\n",  # `not` belongs to `is not`
         "    if not x.any():\n        x = x + 1\n",  # a test
         "    if str(not x.any()):\n        x = x + 1\n",  # a value, on a line the rule does not read either
+        "    if not (\n        x.any()\n    ):\n        x = x + 1\n",  # a test, its operand below
     ):
         assert not text_could_match(head + body, "GBF012"), body
         assert not transform_source(head + body, "m.py", ONLY).findings
@@ -144,6 +176,12 @@ def _not_bool_as_value(x, y):
     return a + 1 if has else a - 1
 
 
+def _not_of_the_lines_below(x, y):
+    a = x * 2
+    has = not ((y < 0).any())
+    return a + 1 if has else a - 1
+
+
 def _not_in_a_test(x, y):
     a = x * 2
     if not (y < 0).any():
@@ -158,6 +196,8 @@ def test_not_of_a_tensor_as_a_value_skips_the_frame_and_bool_resumes():
     x, y = torch.ones(3), torch.tensor([1.0, -1.0, 2.0])
     skipped = _skips(_not_as_value, x, y)
     assert skipped.frames_skipped == 1 and skipped.ops == 0
+    below = _skips(_not_of_the_lines_below, x, y)
+    assert below.frames_skipped == 1 and below.ops == 0
     for resumable in (_not_bool_as_value, _not_in_a_test):
         stats = _skips(resumable, x, y)
         assert stats.frames_skipped == 0 and stats.graphs == 2, resumable.__name__

@@ -41,12 +41,15 @@ RNN_MODULES = frozenset({"LSTM", "GRU", "RNN"})
 _TEST_LINE = r"\s*(?:if|elif|while|assert)\b"
 #: from a ``not`` to the ``.any(``/``.all(`` of its operand on its line, with no ``and``/``or`` between
 _NOT_ANY = r"not\b(?:(?!\b(?:and|or)\b)[^\n])*?\.(?:any|all)\s*\("
+#: a ``not`` whose line ends with the parenthesis that opens its operand (``ok = not (``)
+_NOT_OPEN = r"not\s*\(\s*(?:#[^\n]*)?$"
 #: what a line of a file must hold for :func:`unresumable_sites` to find anything in the file
-SCREEN_PATTERN = rf"^(?!{_TEST_LINE})[^\n]*?\b{_NOT_ANY}|\b(?:LSTM|GRU|RNN)\s*\("
+SCREEN_PATTERN = rf"^(?!{_TEST_LINE})[^\n]*?\b(?:{_NOT_ANY}|{_NOT_OPEN})|\b(?:LSTM|GRU|RNN)\s*\("
 #: text one of which a line :data:`SCREEN_PATTERN` matches holds
-SCREEN_WORDS = (".any", ".all", "LSTM", "GRU", "RNN")
+SCREEN_WORDS = (".any", ".all", "not (", "not(", "LSTM", "GRU", "RNN")
 _TEST_LINE_RE = re.compile(_TEST_LINE)
 _NOT_ANY_RE = re.compile(_NOT_ANY)
+_NOT_OPEN_RE = re.compile(_NOT_OPEN)
 #: methods whose result's truth :func:`unresumable_sites` reads under ``not``
 _TRUTH_METHODS = frozenset({"any", "all"})
 
@@ -95,9 +98,11 @@ def unresumable_sites(
 
     A ``not`` counts when its operand is a call of ``.any()`` or ``.all()``
     of a tensor on evidence, written as :data:`SCREEN_PATTERN` finds it: on
-    the line of the ``not``, with no ``and``/``or`` between, on a line that
-    is not an ``if``, ``elif``, ``while`` or ``assert``. ``start`` gives a
-    node's first (line, column); ``lines`` are the module's source lines.
+    the line of the ``not``, with no ``and``/``or`` between, or in
+    parentheses the ``not``'s line ends by opening (``ok = not (``, the call
+    on the lines below), on a line that is not an ``if``, ``elif``,
+    ``while`` or ``assert``. ``start`` gives a node's first (line, column);
+    ``lines`` are the module's source lines.
     """
     facts = tensors.facts(func, cls)
     rnn = rnn_attributes(cls, tensors.torch_names()) if cls is not None else frozenset()
@@ -197,7 +202,12 @@ class _Finder:
         if operand.func.attr.value not in _TRUTH_METHODS or not self.facts.is_tensor(operand.func.value):
             return False
         line, column = self.start(node)
-        if self.start(operand.func.attr)[0] != line or not 0 < line <= len(self.lines):
+        if not 0 < line <= len(self.lines):
             return False
         text = self.lines[line - 1]
-        return _TEST_LINE_RE.match(text) is None and _NOT_ANY_RE.match(text, column) is not None
+        if _TEST_LINE_RE.match(text) is not None:
+            return False
+        if self.start(operand.func.attr)[0] == line:
+            return _NOT_ANY_RE.match(text, column) is not None
+        # `not (` ending its line opens the operand's own parentheses: the operand is the call
+        return bool(operand.lpar) and _NOT_OPEN_RE.match(text, column) is not None
