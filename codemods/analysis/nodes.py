@@ -6,6 +6,8 @@ from typing import Optional
 
 import libcst as cst
 
+from codemods.fastcst import walk
+
 
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a Name/Attribute chain, else None."""
@@ -28,3 +30,8 @@ def block_indent(node: cst.CSTNode) -> Optional[str]:
     """The indentation ``node``'s block uses, relative to ``node``; None: the module's default."""
     body = getattr(node, "body", None)
     return body.indent if isinstance(body, cst.IndentedBlock) else None
+
+
+def contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    """Whether ``inner`` is ``outer`` or lies below it (by identity)."""
+    return outer is inner or any(node is inner for node in walk.descendants(outer))

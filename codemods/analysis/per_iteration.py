@@ -36,12 +36,23 @@ Dynamo skip the body's frame (``BUILD_STRING type error``, torch 2.13).
 Control flow: ``continue`` ends the call; ``break`` and ``return`` end it
 with a value the driver acts on: ``None`` goes on, ``()`` breaks,
 ``(value,)`` returns ``value`` from the driver, which the outline passes on.
+
+An eager head: every break the per-trip frame resumes from costs each trip
+a frame of its own. When the body's breaks all come before its tensor work
+(a per-expert loop: ``if idx == n: continue``, then ``torch.where``, then the
+expert's matmuls), the statements up to the last break stay in the driver,
+which runs them eagerly as before, and the per-trip function holds the
+rest, handed what the head bound: one compiled frame per trip. Measured on
+torch 2.13 on a tiny Mixtral (4 experts, 2 layers), against the whole body
+per trip: steady-state compiled time after/before 1.20 -> 1.03 (eager
+backend) and 1.03 -> 0.92 (inductor), interleaved in one process; coverage
+80.5% -> 78.9% (54.1% as written).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -56,7 +67,7 @@ from codemods.analysis.bindings import (
     target_names,
 )
 from codemods.analysis.fstrings import FStringsToFormat, unconvertible
-from codemods.analysis.nodes import block_indent, body_statements
+from codemods.analysis.nodes import block_indent, body_statements, contains
 from codemods.analysis.outline import OutlinePlan
 
 Loop = Union[cst.For, cst.While]
@@ -77,27 +88,38 @@ class StepPlan:
     returns: bool = False
 
 
-def plan_step(loop: Loop, outline: OutlinePlan) -> StepPlan:
-    """The per-trip function for ``loop`` (an original node), given how the loop itself is outlined."""
-    body = body_statements(loop.body)
+def plan_step(loop: Loop, outline: OutlinePlan, head: int = 0) -> StepPlan:
+    """The per-trip function for ``loop`` (an original node), given how the loop itself is outlined.
+
+    ``head``: how many leading statements of the body stay in the driver's
+    loop (see :func:`eager_head`); the function holds the rest.
+    """
+    statements = body_statements(loop.body)
+    body = statements[head:]
     use = name_use(body)
     exits = exits_of(body)
     targets = target_names(loop.target) if isinstance(loop, cst.For) else []
-    # What the driver reads besides the calls: a while condition, an else clause.
+    # What the driver reads besides the calls: a while condition, an else clause, the head.
     driver_reads: set[str] = set()
     if isinstance(loop, cst.While):
         driver_reads |= name_use([loop.test]).read
     if loop.orelse is not None:
         driver_reads |= name_use([loop.orelse]).read | name_use([loop.orelse]).bound
+    passed = list(targets)
+    if head:
+        head_use = name_use(statements[:head])
+        driver_reads |= head_use.read | head_use.bound | head_use.closure_read
+        mentioned = use.read | use.bound | use.closure_read
+        passed = [n for n in [*targets, *sorted(head_use.bound - set(targets))] if n in mentioned]
     plan = StepPlan(breaks=exits.breaks, returns=exits.returns)
     shared = set(outline.nonlocals)
-    for name in targets:
+    for name in passed:
         if name in use.closure_read or (name in use.bound and (name in shared or name in driver_reads)):
-            plan.nonlocals.append(name)  # the driver's loop binds it
+            plan.nonlocals.append(name)  # the driver's loop (or head) binds it
         else:
             plan.params.append(name)  # rebinding it in the body is the trip's own business
     for name in sorted(use.bound):
-        if is_generated(name) or name in targets:
+        if is_generated(name) or name in passed:
             continue
         if name in outline.globals:
             plan.globals.append(name)
@@ -108,6 +130,32 @@ def plan_step(loop: Loop, outline: OutlinePlan) -> StepPlan:
             plan.driver_declare.append(name)
     plan.nonlocals.sort()
     return plan
+
+
+def eager_head(
+    body: Sequence[cst.BaseStatement], breaking: Sequence[cst.CSTNode], ops: Callable[[cst.CSTNode], int]
+) -> int:
+    """How many leading statements of a loop's body stay in the driver, run eagerly (0: none).
+
+    Each graph break a per-trip frame resumes from costs that trip a frame
+    of its own (guards, a graph call). When every break of the body
+    (``breaking``) comes before its tensor work, the statements up to the
+    last break stay in the driver, which runs them eagerly as it would, and
+    the per-trip function holds the rest: one compiled frame per trip.
+    Chosen only when the rest holds more inline tensor ops (``ops``) than
+    the head, and reads nothing the head binds only on some paths.
+    """
+    holders = [i for i, stmt in enumerate(body) if any(contains(stmt, node) for node in breaking)]
+    if not holders or holders[-1] + 1 >= len(body):
+        return 0
+    head, rest = body[: holders[-1] + 1], body[holders[-1] + 1 :]
+    if sum(map(ops, rest)) <= sum(map(ops, head)):
+        return 0
+    rest_use = name_use(rest)
+    always = {n for stmt in head if isinstance(stmt, cst.SimpleStatementLine) for n in name_use([stmt]).bound}
+    if (name_use(head).bound - always) & (rest_use.read | rest_use.closure_read):
+        return 0
+    return len(head)
 
 
 class _ExitsToValues(ReplaceLoopControl):
@@ -156,14 +204,16 @@ def _is_not_none(expr: cst.BaseExpression) -> cst.Comparison:
     return cst.Comparison(expr, [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
 
 
-def build_step(loop: Loop, plan: StepPlan, step: str, exit_name: str) -> tuple[cst.FunctionDef, Loop]:
+def build_step(loop: Loop, plan: StepPlan, step: str, exit_name: str, head: int = 0) -> tuple[cst.FunctionDef, Loop]:
     """The per-trip function and the loop that calls it, from ``loop`` (an updated node).
 
-    The loop keeps its header, target and ``else`` clause; its body becomes
-    one call (and what acts on a ``break`` or ``return`` value).
+    The loop keeps its header, target, ``else`` clause and the ``head``
+    leading statements of its body; the rest becomes one call (and what acts
+    on a ``break`` or ``return`` value).
     """
     indent = block_indent(loop)
-    statements = [s.visit(_ExitsToValues()) for s in body_statements(loop.body)]
+    kept = body_statements(loop.body)[:head]
+    statements = [s.visit(_ExitsToValues()) for s in body_statements(loop.body)[head:]]
     body = [s for s in statements if isinstance(s, cst.BaseStatement)]
     if unconvertible(body) is None:
         converter = FStringsToFormat()
@@ -198,6 +248,7 @@ def build_step(loop: Loop, plan: StepPlan, step: str, exit_name: str) -> tuple[c
         calls = [_if(_is_not_none(call), [_line(cst.Break())], indent)]
     else:
         calls = [_line(cst.Expr(call))]
+    calls = [*kept, *calls]
     new_body = (
         loop.body.with_changes(body=calls) if isinstance(loop.body, cst.IndentedBlock) else (cst.IndentedBlock(calls))
     )

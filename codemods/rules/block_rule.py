@@ -16,13 +16,13 @@ import libcst as cst
 
 from codemods.analysis.breaks import BreakProvider, BreakSite, find_breaks
 from codemods.analysis.helper_names import is_outlined
+from codemods.analysis.nodes import contains
 from codemods.analysis.outline import (
     OutlineRefusal,
     build_outline,
     plan_outline,
 )
 from codemods.analysis.scopes import NameScopeProvider, qualified_names
-from codemods.fastcst import walk
 from codemods.rules.base import FunctionScopedRule
 
 Block = Union[cst.With, cst.Try]
@@ -135,15 +135,11 @@ def split_index(body: Sequence[cst.BaseStatement], breaking: Sequence[BreakSite]
     A split needs the break to be a statement of the block's own body, not
     buried in an ``if`` or a loop inside it.
     """
-    holders = {i for i, stmt in enumerate(body) for site in breaking if _contains(stmt, site.node)}
+    holders = {i for i, stmt in enumerate(body) for site in breaking if contains(stmt, site.node)}
     if len(holders) != 1:
         return None
     index = holders.pop()
     return index if isinstance(body[index], cst.SimpleStatementLine) else None
-
-
-def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
-    return any(node is inner for node in walk.descendants(outer))
 
 
 def with_body(block: cst.BaseSuite, statements: Sequence[cst.BaseStatement]) -> cst.IndentedBlock:

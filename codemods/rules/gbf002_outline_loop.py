@@ -39,7 +39,12 @@ Rewritten
     the loop: its frame is skipped and runs eagerly, but each call it makes
     of the body's function is a frame of its own, which Dynamo compiles,
     resuming after the break inside it. So the work of every trip runs in
-    graphs too. Nested loops that break are each treated so.
+    graphs too. Nested loops that break are each treated so. When every
+    break of the body comes before its tensor work (``if idx == n: continue``
+    and ``torch.where(mask[idx])`` before an expert's matmuls), the statements
+    up to the last break stay in the loop helper, which runs them eagerly,
+    and the per-trip function holds the rest: one compiled frame per trip
+    instead of one per break it resumes from.
 
 Fix safety
     Safe: the body runs unchanged, once per trip, in closures that share the
@@ -60,6 +65,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from codemods.analysis.breaks import find_breaks
 from codemods.analysis.helper_names import hint_of, is_outlined
 from codemods.analysis.nodes import body_statements, dotted_name
 from codemods.analysis.outline import (
@@ -67,7 +73,7 @@ from codemods.analysis.outline import (
     build_outline,
     plan_outline,
 )
-from codemods.analysis.per_iteration import build_step, driver_declarations, plan_step
+from codemods.analysis.per_iteration import build_step, driver_declarations, eager_head, plan_step
 from codemods.analysis.unroll import UnrollPlan, plan_unroll
 from codemods.rules.base import Example, Prefilter
 from codemods.rules.loop_rule import Loop, LoopRule
@@ -163,11 +169,21 @@ class OutlineLoop(LoopRule):
             # compile as frames of their own from the skipped loop helper, and a
             # per-trip frame around them would only add guards and graph calls.
             return cst.FlattenSentinel(build_outline(updated, plan, driver))
-        step_plan = plan_step(original, plan)
+        head = self._eager_head(original, updated, func)
+        step_plan = plan_step(original, plan, head)
         step = self.names.fresh("step", _step_hint(original))
-        function, loop = build_step(updated, step_plan, step, f"_gbfix_exit_{step.rsplit('_', 1)[1]}")
+        function, loop = build_step(updated, step_plan, step, f"_gbfix_exit_{step.rsplit('_', 1)[1]}", head)
         prelude = [*driver_declarations(step_plan), function]
         return cst.FlattenSentinel(build_outline(loop, plan, driver, prelude))
+
+    def _eager_head(self, original: Loop, updated: Loop, func: cst.FunctionDef) -> int:
+        """How many leading statements of the body the loop helper keeps and runs eagerly."""
+        body = body_statements(original.body)
+        if len(body_statements(updated.body)) != len(body):
+            return 0  # a loop inside was rewritten into several statements: keep the whole body per trip
+        sites = find_breaks([original.body], self.lookup, self.line_of, self.options.recorded_break_lines)
+        breaking = [s.node for s in sites if not self.removed_by_cause(s)]
+        return eager_head(body, breaking, lambda node: self.inline_ops(func, within=node))
 
     def _body_ops(self, loop: Loop, func: cst.FunctionDef) -> int:
         """Tensor ops written in the loop's body (and a ``while`` condition): what a per-trip frame captures."""

@@ -11,13 +11,13 @@ def f(x, n=4):
 
         def _gbfix_i_step_2(i):
             nonlocal last, total
-            if i % 2:
-                print("skip", i)
-                return
             last = x * i
             total = total + last
 
         for i in range(n):
+            if i % 2:
+                print("skip", i)
+                continue
             _gbfix_i_step_2(i)
 
     _gbfix_loop_1()

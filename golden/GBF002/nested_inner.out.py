@@ -18,11 +18,11 @@ def f(x, rows=2, cols=3):
 
                 def _gbfix_c_step_2(c):
                     nonlocal x
-                    if c == 1:
-                        print("cell", r, c)
                     x = x - c
 
                 for c in range(cols):
+                    if c == 1:
+                        print("cell", r, c)
                     _gbfix_c_step_2(c)
 
             _gbfix_loop_1()
