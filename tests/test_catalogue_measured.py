@@ -7,7 +7,8 @@ tensor of integers, ``masked_fill``, and assigning through a mask,
 ``x[mask] = v``, which traces as ``index_put``, and a ``print`` in an
 ``except`` clause no exception reaches) do not skip it on torch
 2.13, which is why the catalogue leaves them out. Reading through a mask,
-``x[mask]`` (also in ``x[mask] += v``), calls ``nonzero`` and does. If torch changes,
+``x[mask]`` (also in ``x[mask] += v``), calls ``nonzero`` and does, as does registering
+a module hook in a loop (once, outside a loop, Dynamo resumes after it). If torch changes,
 these tests say which entry to revisit.
 """
 
@@ -186,6 +187,33 @@ def pad_by_a_number(x):
     return x
 
 
+_MODULES = [torch.nn.Linear(4, 4) for _ in range(3)]
+
+
+def _identity_hook(module, inputs, output):
+    return output
+
+
+def hook_registered_in_a_loop(x):
+    for module in _MODULES:
+        module.register_forward_hook(_identity_hook)
+        x = x * 2
+    return x
+
+
+def pre_hook_registered_in_a_loop(x):
+    for module in _MODULES:
+        module.register_forward_pre_hook(lambda m, i: None)
+        x = x * 2
+    return x
+
+
+def hook_registered_once(x):
+    x = x * 2
+    _MODULES[0].register_forward_hook(_identity_hook)
+    return x + 1
+
+
 def print_in_an_except_clause(x):
     for step in range(3):
         try:
@@ -216,6 +244,8 @@ def _skipped(fn) -> int:
         mask_read_and_assigned,
         pad_by_a_tensor,
         pad_by_a_tensor_in_a_callee,
+        hook_registered_in_a_loop,
+        pre_hook_registered_in_a_loop,
         # the catalogue cannot tell this mask from an index of integers: it is left to a recorded run
         mask_passed_in,
     ],
@@ -237,6 +267,8 @@ def test_each_entry_skips_the_frame(fn) -> None:
         mask_assigned_through,
         pad_by_a_number,
         print_in_an_except_clause,
+        # outside a loop Dynamo resumes after the registration
+        hook_registered_once,
     ],
 )
 def test_each_control_does_not(fn) -> None:

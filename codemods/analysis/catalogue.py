@@ -52,6 +52,8 @@ class BreakCall:
     #: (position, keyword) of the argument that must hold a tensor for the call to break
     #: (``F.pad(x, (n, 0))`` breaks only when ``n`` is a tensor); None: any call breaks
     tensor_arg: Optional[tuple[int, str]] = None
+    #: a ``method`` entry that breaks with arguments too (``m.register_forward_hook(fn)``)
+    with_arguments: bool = False
 
 
 CATALOGUE: tuple[BreakCall, ...] = (
@@ -82,6 +84,19 @@ CATALOGUE: tuple[BreakCall, ...] = (
     # made the frame skip (tests/test_catalogue_measured.py); `while` conditions, `assert`,
     # iterating a nonzero() result and three-argument torch.where did not
     BreakCall("method", "nonzero", "Tensor.nonzero() has a data-dependent output shape"),
+    # registering a module hook bumps a class counter of torch's hook handles, a setattr on a
+    # class Dynamo refuses: in a 3-trip loop each of these skipped the frame (measured on
+    # torch 2.13, tests/test_catalogue_measured.py); transformers installs its output-capturing
+    # hooks so when a model is asked for attention weights or hidden states
+    *(
+        BreakCall("method", name, "registering a module hook is not traceable", with_arguments=True)
+        for name in (
+            "register_forward_hook",
+            "register_forward_pre_hook",
+            "register_full_backward_hook",
+            "register_full_backward_pre_hook",
+        )
+    ),
     BreakCall("qualified", "torch.where", "one-argument torch.where has a data-dependent output shape", arity=1),
     # an amount held in a tensor (a buffer, a length computed from one): Dynamo reads it
     # from the device; a callee handed such a tuple breaks as well (both measured)
@@ -140,9 +155,13 @@ BOOL_FUNCTIONS: frozenset[str] = frozenset(
 
 
 def method_entry(name: str, has_arguments: bool) -> Optional[BreakCall]:
-    """The entry a call ``x.name(...)`` matches as a tensor method: only without arguments
-    (``x.item()`` reads the device; ``d.item(key)`` is someone else's method)."""
-    return None if has_arguments else BY_METHOD.get(name)
+    """The entry a call ``x.name(...)`` matches as a method: a tensor's only without arguments
+    (``x.item()`` reads the device; ``d.item(key)`` is someone else's method), a module hook's
+    registration with them."""
+    entry = BY_METHOD.get(name)
+    if entry is None or (has_arguments and not entry.with_arguments):
+        return None
+    return entry
 
 
 #: warning categories that mark a deprecation
@@ -287,6 +306,7 @@ SCREEN_TOKENS: tuple[str, ...] = (
     ".item(",
     ".tolist(",
     "pad",
+    "register_f",
 )
 
 #: Context managers Dynamo resumes in (measured on torch 2.13): a break inside
