@@ -105,14 +105,15 @@ def plan_step(loop: Loop, outline: OutlinePlan, head: int = 0) -> StepPlan:
         driver_reads |= name_use([loop.test]).read
     if loop.orelse is not None:
         driver_reads |= name_use([loop.orelse]).read | name_use([loop.orelse]).bound
+    shared = set(outline.nonlocals)
     passed = list(targets)
     if head:
         head_use = name_use(statements[:head])
         driver_reads |= head_use.read | head_use.bound | head_use.closure_read
         mentioned = use.read | use.bound | use.closure_read
-        passed = [n for n in [*targets, *sorted(head_use.bound - set(targets))] if n in mentioned]
+        # the function's own names reach the function as they are (the driver shares them)
+        passed = [n for n in [*targets, *sorted(head_use.bound - set(targets))] if n in mentioned and n not in shared]
     plan = StepPlan(breaks=exits.breaks, returns=exits.returns)
-    shared = set(outline.nonlocals)
     for name in passed:
         if name in use.closure_read or (name in use.bound and (name in shared or name in driver_reads)):
             plan.nonlocals.append(name)  # the driver's loop (or head) binds it
@@ -133,7 +134,11 @@ def plan_step(loop: Loop, outline: OutlinePlan, head: int = 0) -> StepPlan:
 
 
 def eager_head(
-    body: Sequence[cst.BaseStatement], breaking: Sequence[cst.CSTNode], ops: Callable[[cst.CSTNode], int]
+    body: Sequence[cst.BaseStatement],
+    breaking: Sequence[cst.CSTNode],
+    ops: Callable[[cst.CSTNode], int],
+    targets: Sequence[str] = (),
+    shared: Sequence[str] = (),
 ) -> int:
     """How many leading statements of a loop's body stay in the driver, run eagerly (0: none).
 
@@ -143,7 +148,9 @@ def eager_head(
     last break stay in the driver, which runs them eagerly as it would, and
     the per-trip function holds the rest: one compiled frame per trip.
     Chosen only when the rest holds more inline tensor ops (``ops``) than
-    the head, and reads nothing the head binds only on some paths.
+    the head, and reads nothing the head binds only on some paths (the loop's
+    ``targets`` are bound on every trip; names ``shared`` with the function
+    are the function's, bound or not as they were).
     """
     holders = [i for i, stmt in enumerate(body) if any(contains(stmt, node) for node in breaking)]
     if not holders or holders[-1] + 1 >= len(body):
@@ -153,6 +160,7 @@ def eager_head(
         return 0
     rest_use = name_use(rest)
     always = {n for stmt in head if isinstance(stmt, cst.SimpleStatementLine) for n in name_use([stmt]).bound}
+    always.update(targets, shared)
     if (name_use(head).bound - always) & (rest_use.read | rest_use.closure_read):
         return 0
     return len(head)

@@ -63,8 +63,11 @@ Fix safety
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import libcst as cst
 
+from codemods.analysis.bindings import target_names
 from codemods.analysis.breaks import find_breaks
 from codemods.analysis.helper_names import hint_of, is_outlined
 from codemods.analysis.nodes import body_statements, dotted_name
@@ -169,21 +172,27 @@ class OutlineLoop(LoopRule):
             # compile as frames of their own from the skipped loop helper, and a
             # per-trip frame around them would only add guards and graph calls.
             return cst.FlattenSentinel(build_outline(updated, plan, driver))
-        head = self._eager_head(original, updated, func)
+        head, kept = self._eager_head(original, updated, func, plan.nonlocals)
         step_plan = plan_step(original, plan, head)
         step = self.names.fresh("step", _step_hint(original))
-        function, loop = build_step(updated, step_plan, step, f"_gbfix_exit_{step.rsplit('_', 1)[1]}", head)
+        function, loop = build_step(updated, step_plan, step, f"_gbfix_exit_{step.rsplit('_', 1)[1]}", kept)
         prelude = [*driver_declarations(step_plan), function]
         return cst.FlattenSentinel(build_outline(loop, plan, driver, prelude))
 
-    def _eager_head(self, original: Loop, updated: Loop, func: cst.FunctionDef) -> int:
-        """How many leading statements of the body the loop helper keeps and runs eagerly."""
+    def _eager_head(
+        self, original: Loop, updated: Loop, func: cst.FunctionDef, shared: Sequence[str]
+    ) -> tuple[int, int]:
+        """How many leading statements of the body the loop helper keeps and runs eagerly: of the
+        original body, and of the updated one, where a rewrite of a breaking statement inside (a
+        nested loop outlined, a read hoisted) may have made one statement several."""
         body = body_statements(original.body)
-        if len(body_statements(updated.body)) != len(body):
-            return 0  # a loop inside was rewritten into several statements: keep the whole body per trip
         sites = find_breaks([original.body], self.lookup, self.line_of, self.options.recorded_break_lines)
         breaking = [s.node for s in sites if not self.removed_by_cause(s)]
-        return eager_head(body, breaking, lambda node: self.inline_ops(func, within=node))
+        targets = target_names(original.target) if isinstance(original, cst.For) else []
+        head = eager_head(body, breaking, lambda node: self.inline_ops(func, within=node), targets, shared)
+        # The statements after the last break hold none, so no rewrite touched their number.
+        kept = len(body_statements(updated.body)) - (len(body) - head)
+        return (head, kept) if head and kept >= head else (0, 0)
 
     def _body_ops(self, loop: Loop, func: cst.FunctionDef) -> int:
         """Tensor ops written in the loop's body (and a ``while`` condition): what a per-trip frame captures."""

@@ -9,14 +9,14 @@ def f(x, n=3):
     def _gbfix_loop_1():
         nonlocal best, x
 
-        def _gbfix_i_step_2(best):
+        def _gbfix_i_step_2():
             nonlocal x
             x = x - best * 0.1
 
         for i in range(n):
             best = x.max()
             print("round", i, best.item())
-            _gbfix_i_step_2(best)
+            _gbfix_i_step_2()
 
     _gbfix_loop_1()
     return x + best

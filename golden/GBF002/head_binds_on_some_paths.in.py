@@ -1,16 +1,17 @@
-"""The statements after the last break read `scale`, which the head binds only on some paths:
-the whole body stays in the per-trip function."""
+"""The statements after the last break read `scale`, which the head binds inside an `if`
+(the analysis does not follow branches): the whole body stays in the per-trip function."""
 import torch
 
 
 def f(x, n=3):
-    scale = None
     for i in range(n):
-        if i > 0:
+        if i % 2:
             scale = x.abs().max()
+        else:
+            scale = x.abs().min() + 1
         print("trip", i)
         x = x + 1
-        x = x * scale if scale is not None else x.tanh()
+        x = x * scale
     return x
 
 
