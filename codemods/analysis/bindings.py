@@ -421,6 +421,49 @@ def first_unconditional_binding(body: Sequence[cst.BaseStatement], name: str) ->
     return None
 
 
+def bound_afresh(body: Sequence[cst.BaseStatement], name: str) -> bool:
+    """Whether every read of ``name`` in ``body`` sees a value ``body`` bound on the same pass.
+
+    As :func:`first_unconditional_binding`, and also when the one statement
+    that mentions the name is a loop whose target binds it or whose body binds
+    it afresh, or an ``if`` each branch of which does (its test reads nothing
+    of it): no read can see a value from an earlier pass. A ``for``'s
+    iterable and a loop's ``else`` count as mentions outside.
+    """
+    if first_unconditional_binding(body, name) is not None:
+        return True
+    holders = [stmt for stmt in body if _mentions([stmt], name)]
+    return len(holders) == 1 and _compound_afresh(holders[0], name)
+
+
+def _mentions(nodes: Sequence[cst.CSTNode], name: str) -> bool:
+    use = name_use(nodes)
+    return name in use.bound or name in use.read or name in use.closure_read
+
+
+def _compound_afresh(stmt: cst.BaseStatement, name: str) -> bool:
+    if isinstance(stmt, cst.For):
+        if _mentions([stmt.iter], name) or (stmt.orelse is not None and _mentions([stmt.orelse], name)):
+            return False
+        return name in target_names(stmt.target) or bound_afresh(body_statements(stmt.body), name)
+    if isinstance(stmt, cst.While):
+        if _mentions([stmt.test], name) or (stmt.orelse is not None and _mentions([stmt.orelse], name)):
+            return False
+        return bound_afresh(body_statements(stmt.body), name)
+    if isinstance(stmt, cst.If):
+        if _mentions([stmt.test], name):
+            return False
+        if _mentions([stmt.body], name) and not bound_afresh(body_statements(stmt.body), name):
+            return False
+        orelse = stmt.orelse
+        if isinstance(orelse, cst.If):
+            return not _mentions([orelse], name) or _compound_afresh(orelse, name)
+        if isinstance(orelse, cst.Else) and _mentions([orelse.body], name):
+            return bound_afresh(body_statements(orelse.body), name)
+        return True
+    return False
+
+
 class DropAnnotations(cst.CSTTransformer):
     """Removes the annotations of ``names`` from code moved into a helper.
 

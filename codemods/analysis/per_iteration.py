@@ -22,7 +22,9 @@ How the body's names stay exact (the driver is the outlined loop, see
   it after the trip: then it stays the driver's, bound by the loop and
   shared by the body.
 * A name the body binds that carries a value from one trip to the next (read
-  before it is bound, bound only on some paths, captured by a closure) or
+  before it is bound, bound only on some paths, captured by a closure; not a
+  name a nested loop binds and only that loop reads, see
+  :func:`~codemods.analysis.bindings.bound_afresh`) or
   that the driver reads (a ``while`` condition, the ``else`` clause) lives in
   the driver (``name: object``: declared, not assigned) and is shared.
 * Any other name the body binds is bound afresh on every trip before it is
@@ -59,8 +61,8 @@ import libcst as cst
 from codemods.analysis.bindings import (
     DropAnnotations,
     ReplaceLoopControl,
+    bound_afresh,
     exits_of,
-    first_unconditional_binding,
     is_generated,
     local_declaration,
     name_use,
@@ -126,7 +128,7 @@ def plan_step(loop: Loop, outline: OutlinePlan, head: int = 0) -> StepPlan:
             plan.globals.append(name)
         elif name in shared:
             plan.nonlocals.append(name)
-        elif name in driver_reads or name in use.closure_read or first_unconditional_binding(body, name) is None:
+        elif name in driver_reads or name in use.closure_read or not bound_afresh(body, name):
             plan.nonlocals.append(name)
             plan.driver_declare.append(name)
     plan.nonlocals.sort()

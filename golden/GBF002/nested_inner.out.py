@@ -7,10 +7,9 @@ def f(x, rows=2, cols=3):
 
     def _gbfix_loop_3():
         nonlocal x
-        c: object
 
         def _gbfix_r_step_4(r):
-            nonlocal c, x
+            nonlocal x
             x = x + r
 
             def _gbfix_loop_1():
