@@ -400,9 +400,7 @@ def first_unconditional_binding(body: Sequence[cst.BaseStatement], name: str) ->
     reads the name, and the next one binds it again before reading it.
     """
     for index, stmt in enumerate(body):
-        use = name_use([stmt])
-        mentioned = name in use.bound or name in use.read or name in use.closure_read
-        if not mentioned:
+        if not _mentions([stmt], name):
             continue
         if not isinstance(stmt, cst.SimpleStatementLine):
             return None

@@ -462,6 +462,11 @@ class FunctionScopedRule(Rule):
             self._causes = analyse_causes(self._module, self.lookup, self.line_of, recorded, fix_mode, suppressed)
         return cause_removes(self._causes, site.node, fix_mode, suppressed)
 
+    def breaks_in(self, nodes: Sequence[cst.CSTNode]) -> list[BreakSite]:
+        """The breaks in ``nodes`` this rule fixes (GBF010's, when active, are left to it)."""
+        sites = find_breaks(nodes, self.lookup, self.line_of, self.options.recorded_break_lines)
+        return [site for site in sites if not self.removed_by_cause(site)]
+
     def on_visit(self, node: cst.CSTNode) -> bool:
         descend = super().on_visit(node)
         # Rebuilding code that cannot hold a finding only costs time: every

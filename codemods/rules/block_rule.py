@@ -14,7 +14,7 @@ from typing import Optional, Sequence, Union
 
 import libcst as cst
 
-from codemods.analysis.breaks import BreakProvider, BreakSite, find_breaks
+from codemods.analysis.breaks import BreakProvider, BreakSite
 from codemods.analysis.helper_names import is_outlined
 from codemods.analysis.nodes import contains
 from codemods.analysis.outline import (
@@ -47,11 +47,6 @@ class BlockRule(FunctionScopedRule):
         return super().leave_FunctionDef(original_node, updated_node)
 
     # -- analysis -------------------------------------------------------------
-    def breaks_in(self, nodes: Sequence[cst.CSTNode]) -> list[BreakSite]:
-        """The breaks in ``nodes`` this rule fixes (GBF010's, when active, are left to it)."""
-        sites = find_breaks(nodes, self.lookup, self.line_of, self.options.recorded_break_lines)
-        return [site for site in sites if not self.removed_by_cause(site)]
-
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
         return qualified_names(self, node)
 

@@ -68,7 +68,6 @@ from typing import Sequence
 import libcst as cst
 
 from codemods.analysis.bindings import target_names
-from codemods.analysis.breaks import find_breaks
 from codemods.analysis.helper_names import hint_of, is_outlined
 from codemods.analysis.nodes import body_statements, dotted_name
 from codemods.analysis.outline import (
@@ -186,8 +185,7 @@ class OutlineLoop(LoopRule):
         original body, and of the updated one, where a rewrite of a breaking statement inside (a
         nested loop outlined, a read hoisted) may have made one statement several."""
         body = body_statements(original.body)
-        sites = find_breaks([original.body], self.lookup, self.line_of, self.options.recorded_break_lines)
-        breaking = [s.node for s in sites if not self.removed_by_cause(s)]
+        breaking = [site.node for site in self.breaks_in([original.body])]
         targets = target_names(original.target) if isinstance(original, cst.For) else []
         head = eager_head(body, breaking, lambda node: self.inline_ops(func, within=node), targets, shared)
         # The statements after the last break hold none, so no rewrite touched their number.

@@ -21,7 +21,6 @@ import libcst as cst
 from codemods.analysis.breaks import (
     BreakProvider,
     BreakSite,
-    find_breaks,
     sites_that_skip,
 )
 from codemods.analysis.hoist import HoistPlan, HoistRefusal, loop_parts, loop_runs_once_at_least, plan_hoist
@@ -60,13 +59,7 @@ class LoopRule(FunctionScopedRule):
         parts: list[cst.CSTNode] = [loop.body]
         if isinstance(loop, cst.While):
             parts.append(loop.test)
-        sites = find_breaks(
-            parts,
-            self.lookup,
-            self.line_of,
-            self.options.recorded_break_lines,
-        )
-        return [s for s in sites_that_skip([loop.body], sites, self.start_of) if not self.removed_by_cause(s)]
+        return sites_that_skip([loop.body], self.breaks_in(parts), self.start_of)
 
     def describe_break(self, func: cst.FunctionDef, sites: list[BreakSite]) -> str:
         return self.skip_message("a loop", func, sites)
