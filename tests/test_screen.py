@@ -810,3 +810,60 @@ def test_an_output_call_in_a_docstring_is_text_and_one_after_its_quotes_is_code(
     assert not ScreenFacts(forward + example).may_output_in_compiled_code()
     after = '        """Run.\n\n        Returns x.\n        """; print(x)\n        return x\n'
     assert ScreenFacts(forward + after).may_output_in_compiled_code()
+
+
+PADDED = textwrap.dedent("""\
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+
+    class Conv(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv1d(1, 1, 3)
+            self.total = 2
+
+        def _extra(self, x) -> torch.Tensor:
+            return x.sum().long()
+
+        def _pad1d(self, x, paddings):
+            return F.pad(x, paddings)
+
+        def forward(self, x):
+            extra = self._extra(x)
+            return self.conv(self._pad1d(x, (self.total, extra)))
+
+
+    class Stack(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([Conv() for _ in range(3)])
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+
+
+    def unrelated(x):
+        total = 0
+        for i in range(3):
+            total += i
+        return total
+""")
+
+
+def test_padding_read_through_callers_keeps_them_and_blanks_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `_pad1d` breaks only because `forward` hands it a tensor that `_extra` is annotated to
+    # return: the skeleton keeps those three whole, and still blanks what cannot matter
+    skeleton = build_skeleton(ScreenFacts(PADDED), {"for", "while"})
+    assert skeleton is not None
+    kept = skeleton.text
+    for needed in ("extra = self._extra(x)", "def _extra(self, x) -> torch.Tensor:", "return F.pad(x, paddings)"):
+        assert needed in kept, needed
+    assert "total += i" not in kept
+    assert _compare(monkeypatch, PADDED, "/tmp/model.py", "safe") == "skeleton"
+    outcome = engine.transform_source(PADDED, "/tmp/model.py", Settings(select=ALL_RULES))
+    assert [(f.code, f.line) for f in outcome.findings] == [("GBF002", 29)]
+    assert "padding by an amount held in a tensor" in outcome.findings[0].message

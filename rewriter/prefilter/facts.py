@@ -46,6 +46,7 @@ from codemods.analysis.catalogue import (
 )
 from codemods.analysis.reach import ProjectFacts
 from rewriter.prefilter.astnodes import dotted, long_docstring, loop_submodule
+from rewriter.prefilter.tensor_evidence import annotation_is_tensor
 from rewriter.prefilter.text import (
     ALIAS_REST,
     CALL,
@@ -813,17 +814,35 @@ class ScreenFacts:
         )
         return bare or _COMPILE_METHOD.search(self.text) is not None or self.calls("torch.compile")
 
-    def reads_arguments_across(self) -> bool:
-        """A function that may break calls an entry that breaks only on what an argument holds
-        (``F.pad(x, paddings)``): the break analysis then reads its callers' arguments and the
-        annotations of the methods they call, anywhere in the file, so none may be blanked."""
+    def argument_readers(self) -> list[tuple[int, int]]:
+        """Line spans whose code the break analysis reads to judge an entry that breaks only on
+        what an argument holds (``F.pad(x, paddings)``), so a skeleton keeps them whole.
+
+        It reads the function holding such a call (when that function may break) with what
+        the file's calls of it hand it (one call deep): so every function that calls one by
+        name, and, in their classes, the return annotations of the methods (a caller's
+        ``self.m(...)`` of a method annotated to return a tensor) and ``__init__`` (the
+        submodules it assigns). Empty when the file holds no such call in a function that
+        may break, or does not parse.
+        """
         if not self.parse():
-            return False
+            return []
         self.analyse()
-        spans = [(self.defs[i].first, self.defs[i].last) for i in self.broken]
-        return any(
-            name in TENSOR_ARG_NAMES and any(a <= line <= b for a, b in spans) for line, name, _ in self._raw_calls()
-        )
+        reading = [
+            d
+            for d in (self.defs[i] for i in self.broken)
+            if any(name in TENSOR_ARG_NAMES for _, name, _ in self._calls_on(d.first, d.last))
+        ]
+        if not reading:
+            return []
+        # what a module's forward is handed, the inference reads without its callers
+        names = {d.name for d in reading} - {"forward", "__init__"}
+        calling = [d for d in self.defs if any(name in names for _, name, _ in self._calls_on(d.first, d.last))]
+        classes = {d.cls for d in (*reading, *calling) if d.cls is not None}
+        annotated = [
+            d for d in self.defs if d.cls in classes and (annotation_is_tensor(d.node.returns) or d.name == "__init__")
+        ]
+        return sorted({(d.first, d.last) for d in (*reading, *calling, *annotated)})
 
     def breaking_functions(self) -> list[int]:
         """The ``def`` line of every function that may break (empty when the file does not parse)."""

@@ -48,10 +48,11 @@ def build_skeleton(
     statement, a logger assignment or a gbfix helper name. Thinned
     (:meth:`_thinned`): every one whose body may break and that a kept
     one may call, to a fixpoint, and every one assigning a submodule a
-    kept one may call. None when nothing can be blanked, or when a break
-    depends on what callers pass (:meth:`ScreenFacts.reads_arguments_across`).
+    kept one may call; and every one the break analysis reads when a break
+    depends on what callers pass (:meth:`ScreenFacts.argument_readers`).
+    None when nothing can be blanked.
     """
-    if STUB_MARK in facts.text or not facts.parse() or facts.reads_arguments_across():
+    if STUB_MARK in facts.text or not facts.parse():
         return None
     facts.analyse()
     wanted_kinds = set(kinds)
@@ -78,6 +79,11 @@ def build_skeleton(
 
     for unit in facts.candidate_units(wanted_kinds, focus):
         keep(unit, entirely=True)
+    readers = facts.argument_readers()
+    for unit in units:
+        d = facts.defs[unit]
+        if any(first <= d.last and d.first <= last for first, last in readers):
+            keep(unit, entirely=True)
     # A candidate outside the focus is blanked, or kept whole if a kept one calls it:
     # thinned, a loop could lose the `return` that makes its break harmless.
     candidates = set(facts.candidate_units(wanted_kinds))
