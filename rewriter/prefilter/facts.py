@@ -814,9 +814,9 @@ class ScreenFacts:
         )
         return bare or _COMPILE_METHOD.search(self.text) is not None or self.calls("torch.compile")
 
-    def argument_readers(self) -> list[tuple[int, int]]:
-        """Line spans whose code the break analysis reads to judge an entry that breaks only on
-        what an argument holds (``F.pad(x, paddings)``), so a skeleton keeps them whole.
+    def argument_readers(self) -> list[int]:
+        """Indexes of the defs whose code the break analysis reads to judge an entry that breaks
+        only on what an argument holds (``F.pad(x, paddings)``), so a skeleton keeps them whole.
 
         It reads the function holding such a call (when that function may break) with what
         the file's calls of it hand it (one call deep): so every function that calls one by
@@ -828,21 +828,23 @@ class ScreenFacts:
         if not self.parse():
             return []
         self.analyse()
-        reading = [
-            d
-            for d in (self.defs[i] for i in self.broken)
-            if any(name in TENSOR_ARG_NAMES for _, name, _ in self._calls_on(d.first, d.last))
-        ]
+
+        def calls_one_of(d: _Def, names: Iterable[str]) -> bool:
+            return any(name in names for _, name, _ in self._calls_on(d.first, d.last))
+
+        reading = {i for i in self.broken if calls_one_of(self.defs[i], TENSOR_ARG_NAMES)}
         if not reading:
             return []
         # what a module's forward is handed, the inference reads without its callers
-        names = {d.name for d in reading} - {"forward", "__init__"}
-        calling = [d for d in self.defs if any(name in names for _, name, _ in self._calls_on(d.first, d.last))]
-        classes = {d.cls for d in (*reading, *calling) if d.cls is not None}
-        annotated = [
-            d for d in self.defs if d.cls in classes and (annotation_is_tensor(d.node.returns) or d.name == "__init__")
-        ]
-        return sorted({(d.first, d.last) for d in (*reading, *calling, *annotated)})
+        names = {self.defs[i].name for i in reading} - {"forward", "__init__"}
+        calling = {i for i, d in enumerate(self.defs) if calls_one_of(d, names)}
+        classes = {self.defs[i].cls for i in reading | calling} - {None}
+        annotated = {
+            i
+            for i, d in enumerate(self.defs)
+            if d.cls in classes and (annotation_is_tensor(d.node.returns) or d.name == "__init__")
+        }
+        return sorted(reading | calling | annotated)
 
     def breaking_functions(self) -> list[int]:
         """The ``def`` line of every function that may break (empty when the file does not parse)."""

@@ -79,11 +79,9 @@ def build_skeleton(
 
     for unit in facts.candidate_units(wanted_kinds, focus):
         keep(unit, entirely=True)
-    readers = facts.argument_readers()
-    for unit in units:
-        d = facts.defs[unit]
-        if any(first <= d.last and d.first <= last for first, last in readers):
-            keep(unit, entirely=True)
+    for index in facts.argument_readers():
+        if index in unit_of:
+            keep(unit_of[index], entirely=True)
     # A candidate outside the focus is blanked, or kept whole if a kept one calls it:
     # thinned, a loop could lose the `return` that makes its break harmless.
     candidates = set(facts.candidate_units(wanted_kinds))
