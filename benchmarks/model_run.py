@@ -448,14 +448,22 @@ class Side:
     output: Any
 
 
-def build_side(spec: zoo.ModelSpec, size: str, device: str, backend: str, seed: int) -> Side:
-    """Build the model from the imported package copy, compile it, run the first (compiling) call."""
+def build_side(
+    spec: zoo.ModelSpec, size: str, device: str, backend: str, seed: int, settings: Optional[dict[str, Any]] = None
+) -> Side:
+    """Build the model from the imported package copy, compile it, run the first (compiling) call.
+
+    ``settings`` (``torch._dynamo.config`` names and values, as ``gbfix
+    advise`` recommends them) hold for every compiled call of this side only.
+    """
     import torch
 
     seed_everything(seed)
     built = spec.build(size, device)
     counts = Counts()
-    compiled = torch.compile(built.fn, backend=counting_backend(counts, backend))
+    compiled = under_settings(
+        torch.compile(built.fn, backend=counting_backend(counts, backend)), dynamo_settings(settings or {})
+    )
     with recording(counts), torch.no_grad():
         seed_everything(seed)
         synchronize(device)
@@ -464,6 +472,54 @@ def build_side(spec: zoo.ModelSpec, size: str, device: str, backend: str, seed: 
         synchronize(device)
         compile_seconds = time.perf_counter() - start
     return Side(built, compiled, counts, compile_seconds, output)
+
+
+def dynamo_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """``gbfix advise``'s config of a candidate as keywords of ``torch._dynamo.config.patch``.
+
+    A flag keeps its value; a list of dotted names (``print``,
+    ``logging.Logger.warning``) adds those callables to the set setting. A
+    Logger method that no imported library added is left out, as ``gbfix
+    advise`` does: nothing can call it.
+    """
+    import torch._dynamo
+
+    patch: dict[str, Any] = {}
+    for name, value in config.items():
+        if isinstance(value, list):
+            found = (_dotted_object(dotted) for dotted in value)
+            patch[name] = set(getattr(torch._dynamo.config, name)) | {obj for obj in found if obj is not None}
+        else:
+            patch[name] = value
+    return patch
+
+
+def _dotted_object(dotted: str) -> Any:
+    """The object ``dotted`` names: a builtin, or an attribute path from a top-level module; None when absent."""
+    import builtins
+
+    head, *path = dotted.split(".")
+    start: Any = importlib.import_module(head) if path else builtins
+    return functools.reduce(lambda obj, attr: getattr(obj, attr, None), path or [head], start)
+
+
+def under_settings(fn: Callable[..., Any], patch: dict[str, Any]) -> Callable[..., Any]:
+    """``fn``, each call made under ``torch._dynamo.config.patch(**patch)`` (``fn`` itself when there is none).
+
+    Patching per call, not for the process, keeps the unmodified side that
+    ``pair_timing`` compiles in the same process on torch's defaults; it costs
+    about 50 microseconds a call on the rewritten side.
+    """
+    if not patch:
+        return fn
+    import torch._dynamo
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with torch._dynamo.config.patch(**patch):
+            return fn(*args, **kwargs)
+
+    return run
 
 
 def call_of(fn: Callable[..., Any], built: zoo.Built, seed: int) -> Callable[[], Any]:
@@ -481,7 +537,8 @@ def call_of(fn: Callable[..., Any], built: zoo.Built, seed: int) -> Callable[[],
 def measure_side(spec: zoo.ModelSpec, args: argparse.Namespace, device: str) -> tuple[Side, dict[str, Any]]:
     """Every figure of one side, in this (fresh) process."""
     exact = exact_comparison(args.backend, device)
-    side = build_side(spec, args.size, device, args.backend, args.seed)
+    settings = json.loads(args.dynamo_config) if args.dynamo_config else None
+    side = build_side(spec, args.size, device, args.backend, args.seed, settings)
     compiled_call = call_of(side.compiled, side.built, args.seed)
     eager_call = call_of(side.built.fn, side.built, args.seed)
     with recording(side.counts):
@@ -508,7 +565,10 @@ def _coverage(spec: zoo.ModelSpec, args: argparse.Namespace, device: str, side: 
     else:
         torch._dynamo.reset()
         counts = Counts()
-        compiled = torch.compile(side.built.fn, backend=counting_backend(counts, "eager"))
+        settings = json.loads(args.dynamo_config) if args.dynamo_config else {}
+        compiled = under_settings(
+            torch.compile(side.built.fn, backend=counting_backend(counts, "eager")), dynamo_settings(settings)
+        )
         call = call_of(compiled, side.built, args.seed)
         call(), call()
         figures = count_coverage(call, counts)
@@ -696,6 +756,11 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument("--reference", default="", help="file of the unmodified eager output")
     parser.add_argument("--package-root", default="", help="directory holding the rewritten package copy")
     parser.add_argument("--pair-with-before", action="store_true")
+    parser.add_argument(
+        "--dynamo-config",
+        default="",
+        help="JSON: torch._dynamo.config settings for this side's compiled calls (a gbfix advise candidate's config)",
+    )
     parser.add_argument("--timings-only", action="store_true", help="skip the coverage count")
     parser.add_argument("--out", default="", help="write the JSON here instead of standard output")
     return parser.parse_args(argv)

@@ -5,6 +5,7 @@
     python benchmarks/realworld.py --backend aot_eager --calls 9
     python benchmarks/realworld.py --medium                # medium sizes, inductor, timings only
     python benchmarks/realworld.py --smoke                 # one small model, before and after (CI)
+    python benchmarks/realworld.py --advise                # after sides under the setting gbfix advise proves
 
 For each model of the zoo (``zoo.py``), each step in its own fresh process
 (``model_run.py``):
@@ -23,6 +24,12 @@ Timings are medians of ``--calls`` calls. Before/after and compiled/eager
 ratios come from calls interleaved in one process (a b c d, b c d a, ...),
 because single runs on a busy machine swing by a third. torch runs on one
 CPU thread by default (``--threads``) for the same reason.
+
+With ``--advise``, each rewritten copy also goes through ``gbfix advise``
+(``advise_zoo.py``'s entry for the model, run with the copy first on the
+path). The after side is then measured with the best recommended setting
+applied to its compiled calls only; the report goes to
+``results/realworld-advised.md`` and compares coverage with ``realworld.json``.
 
 The report (``realworld_report.py``) goes to ``results/realworld.md`` and
 ``.json``; ``--medium`` writes ``results/realworld-medium.*`` and both are
@@ -78,6 +85,8 @@ class Settings:
     pair: bool = True
     #: options ``gbfix apply`` gets besides ``--dry-run`` (``--ignore GBF010``, ``--unsafe-fixes``)
     apply_options: tuple[str, ...] = ()
+    #: measure each rewritten package under the Dynamo settings ``gbfix advise`` recommends for it
+    advise: bool = False
 
 
 # -- subprocesses -------------------------------------------------------------------------
@@ -308,6 +317,9 @@ def run_after(
     except RuntimeError as exc:
         return {"error": str(exc), "gbfix_s": gbfix_s, "patch": patch_path}
     extra = ["--reference", reference, "--package-root", copy.root]
+    advised = advise(spec, settings, copy.root) if settings.advise else {}
+    if advised.get("config"):
+        extra += ["--dynamo-config", json.dumps(advised["config"])]
     if settings.pair:
         extra.append("--pair-with-before")
     if settings.timings_only:
@@ -320,6 +332,46 @@ def run_after(
         "changed_files": changed_files(proc.stdout),
         "gbfix_summary": _summary_line(proc.stderr),
         "patch_text": proc.stdout,
+        **({"advised": advised} if settings.advise else {}),
+    }
+
+
+def advise(spec: zoo.ModelSpec, settings: Settings, package_root: str) -> dict[str, Any]:
+    """``gbfix advise`` on the rewritten package copy: its best recommendation, or why there is none.
+
+    The entry is ``advise_zoo:NAME`` (the model at the tiny size on its
+    inputs), run with the copy first on the path, so the settings are proven
+    on the very code the after side measures. The result holds the winning
+    candidate's name and config (``{}`` when none was recommended) and the
+    advisor's own figures for the baseline and each candidate it ran.
+    """
+    env = model_env()
+    env["PYTHONPATH"] = os.pathsep.join([package_root, HERE, settings.gbfix_root])
+    command = [sys.executable, "-m", "rewriter", "advise", "--entry", f"advise_zoo:{spec.name}"]
+    command += ["--inputs", "advise_zoo:no_inputs", "--device", settings.device, "--backend", settings.backend]
+    command += ["--json", "--timeout", str(settings.timeout)]
+    started = time.perf_counter()
+    try:
+        proc = subprocess.run(command, cwd=HERE, env=env, capture_output=True, text=True, timeout=4 * settings.timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"gbfix advise timed out after {4 * settings.timeout}s"}
+    if proc.returncode != 0:
+        return {"error": f"gbfix advise exited {proc.returncode}: {_tail(proc.stderr)}"}
+    return advised_of(json.loads(proc.stdout), time.perf_counter() - started)
+
+
+def advised_of(advice: dict[str, Any], seconds: float = 0.0) -> dict[str, Any]:
+    """The first recommended candidate of ``gbfix advise --json`` output, with the runs that chose it."""
+    runs = [advice["baseline"], *advice["candidates"]]
+    best = next((run for run in advice["candidates"] if advice["recommended"][:1] == [run["candidate"]]), None)
+    return {
+        "candidate": best["candidate"] if best else None,
+        "config": best["config"] if best else {},
+        "runs": [
+            {k: run.get(k) for k in ("candidate", "skipped", "error", "graph_breaks", "coverage", "outputs_equal")}
+            for run in runs
+        ],
+        "seconds": round(seconds, 1),
     }
 
 
@@ -383,6 +435,8 @@ def meta(settings: Settings, wall_s: float) -> dict[str, Any]:
             "device": settings.device,
             "threads": settings.threads,
             "modes": list(settings.modes),
+            "apply_options": list(settings.apply_options),
+            "advise": settings.advise,
         },
         "wall_s": wall_s,
     }
@@ -489,6 +543,12 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
         "--ignore", metavar="CODES", help="rules gbfix apply leaves out (GBF010: structural rules only)"
     )
     parser.add_argument("--unsafe-fixes", action="store_true", help="gbfix apply makes unsafe fixes too")
+    parser.add_argument(
+        "--advise",
+        action="store_true",
+        help="run gbfix advise on each rewritten package and measure it under the settings it recommends "
+        "(tiny size only)",
+    )
     parser.add_argument("--smoke", action="store_true", help="one small model, static mode; for CI")
     parser.add_argument("--list", action="store_true", help="print the zoo and exit")
     return parser.parse_args(argv)
@@ -513,6 +573,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             *(("--ignore", args.ignore) if args.ignore else ()),
             *(("--unsafe-fixes",) if args.unsafe_fixes else ()),
         ),
+        advise=args.advise,
     )
 
 
@@ -524,6 +585,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 0
     if args.smoke:
         return smoke(os.path.abspath(args.gbfix_root))
+    if args.advise and args.medium:
+        print("--advise measures the tiny size only (gbfix advise builds the models at the tiny size)", file=sys.stderr)
+        return 2
     settings = settings_from(args)
     unknown = [name for name in settings.models if name not in zoo.names()]
     if unknown:
@@ -531,7 +595,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
     os.makedirs(settings.results, exist_ok=True)
     document = run(settings)
-    name = "realworld-medium" if args.medium else "realworld"
+    name = "realworld-medium" if args.medium else "realworld-advised" if args.advise else "realworld"
     realworld_report.write(document, settings.results, name)
     bad = failures(document)
     for problem in bad:

@@ -191,7 +191,12 @@ def _meta_lines(meta: dict[str, Any]) -> list[str]:
         f"device {settings['device']}, torch threads {settings['threads'] or 'default'}",
         f"- settings: backend {settings['backend']}, size {settings['size']}, "
         f"median of {settings['calls']} calls (at least {settings.get('min_time', 0):g} s each), "
-        f"modes {', '.join(settings['modes'])}",
+        f"modes {', '.join(settings['modes'])}"
+        + (
+            "; each rewritten package measured under the setting `gbfix advise` recommends for it, if any"
+            if settings.get("advise")
+            else ""
+        ),
     ]
 
 
@@ -250,6 +255,8 @@ def _model_row(model: dict[str, Any], mode: str) -> str:
     ce_before, ce_after, after_before = timing_ratios(before, after)
     equal = _equal(after)
     mode_cell = f"{mode} (= {after['same_as']})" if after.get("same_as") else mode
+    if (after.get("advised") or {}).get("candidate"):
+        mode_cell += " + setting"
     return (
         f"| {model['name']} | {model['family']} | {mode_cell} "
         f"| {len(model.get('files', []))} ({len(after.get('changed_files', []))}) "
@@ -325,10 +332,30 @@ def _side_details(label: str, side: dict[str, Any]) -> list[str]:
     problems = [side[k] for k in ("compiled_vs_reference", "eager_vs_reference") if side.get(k)]
     lines = [f"- {label}: skipped {', '.join(f'`{s}`' for s in skipped) or 'none'}; breaks: {reasons}"]
     lines += [f"  - cause: `{cause}`" for cause in side.get("skip_causes", [])]
+    if "advised" in side:
+        lines.append(f"  - {_advised_line(side['advised'])}")
     if side.get("pair_error"):
         lines.append(f"  - paired timing not taken: {_cell(side['pair_error'])}")
     lines += [f"  - output differs: {_cell(p)}" for p in problems]
     return lines
+
+
+def _advised_line(advised: dict[str, Any]) -> str:
+    """What ``gbfix advise`` recommended for the rewritten package, and the runs it chose from."""
+    if advised.get("error"):
+        return f"settings: gbfix advise failed: {_cell(advised['error'])}"
+
+    def run(entry: dict[str, Any]) -> str:
+        if entry.get("skipped"):
+            return f"{entry['candidate']} not run"
+        if entry.get("error"):
+            return f"{entry['candidate']} {_cell(entry['error'].split(':')[0])}"
+        equal = "" if entry.get("outputs_equal") else ", outputs differ"
+        return f"{entry['candidate']} {_pct(entry.get('coverage'))}{equal}"
+
+    ran = "; ".join(run(entry) for entry in advised.get("runs", []) if not entry.get("skipped"))
+    chosen = f"`{advised['candidate']}`" if advised.get("candidate") else "none recommended"
+    return f"settings (gbfix advise): {chosen} (its runs, coverage: {ran})"
 
 
 def _medium_section(medium: dict[str, Any]) -> list[str]:
@@ -398,7 +425,61 @@ def render_files(results: str) -> bool:
         text = render(main_doc, medium_doc)
     with open(os.path.join(results, "realworld.md"), "w", encoding="utf-8") as handle:
         handle.write(text)
+    advised = _load(results, "realworld-advised")
+    if advised is not None:
+        with open(os.path.join(results, "realworld-advised.md"), "w", encoding="utf-8") as handle:
+            handle.write(render_advised(advised, main_doc))
     return True
+
+
+def render_advised(advised: dict[str, Any], structural: Optional[dict[str, Any]]) -> str:
+    """The ``--advise`` run's report, opening with graph coverage against the run of the rewrites alone."""
+    text = render(advised).replace(
+        "`python benchmarks/realworld.py` (and `--medium` for the inductor timings)",
+        "`python benchmarks/realworld.py --advise`",
+    )
+    if structural is None:
+        return text
+    head, sep, rest = text.partition("## Aggregate")
+    return head + "\n".join(_against_structural(advised, structural)) + "\n\n" + sep + rest
+
+
+def _against_structural(advised: dict[str, Any], structural: dict[str, Any]) -> list[str]:
+    """Per model and mode: coverage before, after the rewrites alone (realworld.json), and with the setting."""
+    alone = {model["name"]: model for model in structural["models"]}
+    modes = advised["meta"]["settings"]["modes"]
+    out = [
+        "## Rewrites alone, and with the settings `gbfix advise` proved",
+        "",
+        f"Rewrites alone: `realworld.json` (gbfix {structural['meta']['gbfix']}, {structural['meta']['date']}).",
+        "",
+        "| mode | ops in graphs: before → rewrites alone → with setting | coverage (all ops) |",
+        "|---|---|---|",
+    ]
+    totals = {mode: (aggregate(structural["models"], mode), aggregate(advised["models"], mode)) for mode in modes}
+    for mode, (left, right) in totals.items():
+        out.append(
+            f"| {mode} | {left['ops'][0]} → {left['ops'][1]} → {right['ops'][1]} "
+            f"| {_pct(left['coverage'][0])} → {_pct(left['coverage'][1])} → {_pct(right['coverage'][1])} |"
+        )
+    out += [
+        "",
+        "| model | mode | setting | coverage: before → rewrites alone → with setting | equal |",
+        "|---|---|---|---|---|",
+    ]
+    for model in advised["models"]:
+        for mode in modes:
+            after = _side(model, mode)
+            chosen = (after.get("advised") or {}).get("candidate")
+            if not chosen or model["name"] not in alone:
+                continue
+            before, plain = _side(model, None), _side(alone[model["name"]], mode)
+            equal = _equal(after)
+            out.append(
+                f"| {model['name']} | {mode} | `{chosen}` | {_pct(_coverage(before))} → {_pct(_coverage(plain))} "
+                f"→ {_pct(_coverage(after))} | {'yes' if equal else 'NO' if equal is False else '–'} |"
+            )
+    return out
 
 
 def _load(results: str, name: str) -> Optional[dict[str, Any]]:

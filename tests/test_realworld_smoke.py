@@ -54,3 +54,65 @@ def test_precision_tells_generator_frames_from_others(tmp_path):
     assert precision.is_generator(root, ("m.py", 8))
     assert precision.is_generator(root, ("m.py", 6))
     assert not precision.is_generator(root, ("m.py", 5))  # its nested generator is not its own yield
+
+
+def _bench_module(name):
+    spec = importlib.util.spec_from_file_location(f"{name}_under_test", os.path.join(BENCH, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_advised_settings_hold_for_the_rewritten_side_only():
+    import logging
+
+    import torch
+
+    model_run = _bench_module("model_run")
+    log = logging.getLogger("gbfix.test.advised")
+
+    def step(x):
+        for i in range(3):
+            log.warning("step %d", i)
+            x = x * 2
+        return x
+
+    patch = model_run.dynamo_settings({"ignore_logger_methods": ["logging.Logger.warning", "logging.Logger.no_such"]})
+    assert patch == {"ignore_logger_methods": {logging.Logger.warning}}
+    counts = model_run.Counts()
+    compiled = model_run.under_settings(torch.compile(step, backend=model_run.counting_backend(counts, "eager")), patch)
+    torch._dynamo.reset()
+    with model_run.recording(counts):
+        assert torch.equal(compiled(torch.ones(2)), step(torch.ones(2)))
+    assert counts.summary()["skipped"] == 0 and counts.summary()["graph_breaks"] == 0
+    assert logging.Logger.warning not in torch._dynamo.config.ignore_logger_methods  # the process keeps its defaults
+
+    plain_counts = model_run.Counts()
+    plain = torch.compile(step, backend=model_run.counting_backend(plain_counts, "eager"))
+    torch._dynamo.reset()
+    with model_run.recording(plain_counts):
+        plain(torch.ones(2))
+    assert plain_counts.summary()["skipped"] >= 1  # without the setting the loop's frame runs eagerly
+
+
+def test_the_benchmark_takes_the_advisers_first_recommendation():
+    realworld = _bench_module("realworld")
+    advice = {
+        "baseline": {"candidate": "none", "coverage": 0.5, "outputs_equal": True},
+        "candidates": [
+            {"candidate": "nested_graph_breaks", "config": {"nested_graph_breaks": True}, "coverage": 0.5},
+            {"candidate": "capture_scalar_outputs", "config": {"capture_scalar_outputs": True}, "coverage": 0.9},
+            {"candidate": "a+b", "config": {"a": True, "b": True}, "coverage": 0.8},
+        ],
+        "recommended": ["capture_scalar_outputs", "a+b"],
+    }
+    chosen = realworld.advised_of(advice)
+    assert (chosen["candidate"], chosen["config"]) == ("capture_scalar_outputs", {"capture_scalar_outputs": True})
+    assert [run["candidate"] for run in chosen["runs"]] == [
+        "none",
+        "nested_graph_breaks",
+        "capture_scalar_outputs",
+        "a+b",
+    ]
+    assert realworld.advised_of({**advice, "recommended": []})["config"] == {}
