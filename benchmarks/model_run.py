@@ -446,6 +446,8 @@ class Side:
     counts: Counts
     compile_seconds: float
     output: Any
+    #: ``torch._dynamo.config.patch`` keywords every compiled call of this side runs under
+    patch: dict[str, Any] = field(default_factory=dict)
 
 
 def build_side(
@@ -461,9 +463,8 @@ def build_side(
     seed_everything(seed)
     built = spec.build(size, device)
     counts = Counts()
-    compiled = under_settings(
-        torch.compile(built.fn, backend=counting_backend(counts, backend)), dynamo_settings(settings or {})
-    )
+    patch = dynamo_settings(settings or {})
+    compiled = under_settings(torch.compile(built.fn, backend=counting_backend(counts, backend)), patch)
     with recording(counts), torch.no_grad():
         seed_everything(seed)
         synchronize(device)
@@ -471,7 +472,7 @@ def build_side(
         output = compiled(*built.args, **built.kwargs)
         synchronize(device)
         compile_seconds = time.perf_counter() - start
-    return Side(built, compiled, counts, compile_seconds, output)
+    return Side(built, compiled, counts, compile_seconds, output, patch)
 
 
 def dynamo_settings(config: dict[str, Any]) -> dict[str, Any]:
@@ -565,10 +566,7 @@ def _coverage(spec: zoo.ModelSpec, args: argparse.Namespace, device: str, side: 
     else:
         torch._dynamo.reset()
         counts = Counts()
-        settings = json.loads(args.dynamo_config) if args.dynamo_config else {}
-        compiled = under_settings(
-            torch.compile(side.built.fn, backend=counting_backend(counts, "eager")), dynamo_settings(settings)
-        )
+        compiled = under_settings(torch.compile(side.built.fn, backend=counting_backend(counts, "eager")), side.patch)
         call = call_of(compiled, side.built, args.seed)
         call(), call()
         figures = count_coverage(call, counts)

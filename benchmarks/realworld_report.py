@@ -150,8 +150,11 @@ def _median(values: Iterable[Optional[float]]) -> Optional[float]:
 # -- markdown -----------------------------------------------------------------------------------
 
 
-def render(document: dict[str, Any], medium: Optional[dict[str, Any]] = None) -> str:
-    """The whole markdown report."""
+REPRODUCE = "`python benchmarks/realworld.py` (and `--medium` for the inductor timings)"
+
+
+def render(document: dict[str, Any], medium: Optional[dict[str, Any]] = None, reproduce: str = REPRODUCE) -> str:
+    """The whole markdown report; ``reproduce`` is the command that remakes it."""
     meta = document["meta"]
     modes = meta["settings"]["modes"]
     lines = [
@@ -159,8 +162,7 @@ def render(document: dict[str, Any], medium: Optional[dict[str, Any]] = None) ->
         "",
         *_meta_lines(meta),
         "",
-        "Reproduce: `pip install -e '.[bench]'` then `python benchmarks/realworld.py` "
-        "(and `--medium` for the inductor timings).",
+        f"Reproduce: `pip install -e '.[bench]'` then {reproduce}.",
         "",
         "## Aggregate",
         "",
@@ -434,10 +436,7 @@ def render_files(results: str) -> bool:
 
 def render_advised(advised: dict[str, Any], structural: Optional[dict[str, Any]]) -> str:
     """The ``--advise`` run's report, opening with graph coverage against the run of the rewrites alone."""
-    text = render(advised).replace(
-        "`python benchmarks/realworld.py` (and `--medium` for the inductor timings)",
-        "`python benchmarks/realworld.py --advise`",
-    )
+    text = render(advised, reproduce="`python benchmarks/realworld.py --advise`")
     if structural is None:
         return text
     head, sep, rest = text.partition("## Aggregate")

@@ -16,6 +16,14 @@ BENCH = os.path.join(ROOT, "benchmarks")
 pytestmark = pytest.mark.torch_run
 
 
+def _bench_module(name):
+    spec = importlib.util.spec_from_file_location(f"{name}_under_test", os.path.join(BENCH, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_coverage_counter_sees_the_loop_body_move_into_graphs():
     run = subprocess.run(
         [sys.executable, os.path.join(BENCH, "model_run.py"), "self-check"], capture_output=True, text=True, timeout=300
@@ -35,10 +43,7 @@ def test_one_real_model_before_and_after_a_static_rewrite():
 
 
 def test_precision_tells_generator_frames_from_others(tmp_path):
-    spec = importlib.util.spec_from_file_location("precision_under_test", os.path.join(BENCH, "precision.py"))
-    precision = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = precision  # its dataclasses look their module up
-    spec.loader.exec_module(precision)
+    precision = _bench_module("precision")
     (tmp_path / "m.py").write_text(
         "import contextlib\n"
         "@contextlib.contextmanager\n"  # line 2: Dynamo names a decorated frame by its first decorator
@@ -54,14 +59,6 @@ def test_precision_tells_generator_frames_from_others(tmp_path):
     assert precision.is_generator(root, ("m.py", 8))
     assert precision.is_generator(root, ("m.py", 6))
     assert not precision.is_generator(root, ("m.py", 5))  # its nested generator is not its own yield
-
-
-def _bench_module(name):
-    spec = importlib.util.spec_from_file_location(f"{name}_under_test", os.path.join(BENCH, f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_advised_settings_hold_for_the_rewritten_side_only():
