@@ -417,21 +417,26 @@ def write(document: dict[str, Any], results: str, name: str) -> None:
 
 
 def render_files(results: str) -> bool:
-    """realworld.md from realworld.json (+ realworld-medium.json); False when there is nothing to render."""
+    """realworld.md from realworld.json (+ realworld-medium.json), and realworld-advised.md from its JSON.
+
+    False when there is nothing to render.
+    """
     main_doc, medium_doc = _load(results, "realworld"), _load(results, "realworld-medium")
-    if main_doc is None and medium_doc is None:
-        return False
-    if main_doc is None:
-        text = "# gbfix on real models\n\n" + "\n".join(_medium_section(medium_doc or {})) + "\n"
-    else:
-        text = render(main_doc, medium_doc)
-    with open(os.path.join(results, "realworld.md"), "w", encoding="utf-8") as handle:
-        handle.write(text)
     advised = _load(results, "realworld-advised")
+    if main_doc is not None or medium_doc is not None:
+        if main_doc is None:
+            text = "# gbfix on real models\n\n" + "\n".join(_medium_section(medium_doc or {})) + "\n"
+        else:
+            text = render(main_doc, medium_doc)
+        _write_text(os.path.join(results, "realworld.md"), text)
     if advised is not None:
-        with open(os.path.join(results, "realworld-advised.md"), "w", encoding="utf-8") as handle:
-            handle.write(render_advised(advised, main_doc))
-    return True
+        _write_text(os.path.join(results, "realworld-advised.md"), render_advised(advised, main_doc))
+    return main_doc is not None or medium_doc is not None or advised is not None
+
+
+def _write_text(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def render_advised(advised: dict[str, Any], structural: Optional[dict[str, Any]]) -> str:

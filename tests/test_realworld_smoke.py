@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -113,3 +114,14 @@ def test_the_benchmark_takes_the_advisers_first_recommendation():
         "a+b",
     ]
     assert realworld.advised_of({**advice, "recommended": []})["config"] == {}
+
+
+def test_an_advised_run_alone_gets_its_report(tmp_path):
+    report = _bench_module("realworld_report")
+    shutil.copy(os.path.join(BENCH, "results", "realworld-advised.json"), tmp_path)
+    assert report.render_files(str(tmp_path))
+    text = (tmp_path / "realworld-advised.md").read_text(encoding="utf-8")
+    assert "`python benchmarks/realworld.py --advise`" in text
+    assert "| qwen2_vl | vlm | static + setting |" in text
+    assert "Rewrites alone" not in text  # no realworld.json beside it to compare with
+    assert not (tmp_path / "realworld.md").exists()
