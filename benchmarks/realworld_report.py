@@ -24,7 +24,8 @@ How the figures are counted (each side in a fresh process, torch.compile with a 
   counts, gbfix helpers (`_gbfix_*`) and Dynamo resume functions included; *h*
   is how many of them are gbfix helpers.
 - **breaks**: graph breaks Dynamo resumed from or that made it skip; **ops**: FX
-  nodes (calls) in all compiled graphs.
+  nodes (calls) in all compiled graphs, those of a frame compiled again
+  (a recompile) counted again.
 - **coverage**: of the top-level `aten::` ops one steady-state compiled call
   executes (profiled; an op inside another aten op is not counted again), the
   share that runs inside a compiled graph (every graph call is wrapped in a

@@ -88,6 +88,8 @@ class StepPlan:
     driver_declare: list[str] = field(default_factory=list)
     breaks: bool = False
     returns: bool = False
+    #: params handed to each call as ``int(name)`` (see :mod:`codemods.analysis.scalar_index`)
+    as_ints: list[str] = field(default_factory=list)
 
 
 def plan_step(loop: Loop, outline: OutlinePlan, head: int = 0) -> StepPlan:
@@ -193,13 +195,20 @@ def _declaration(kind: type, names: Sequence[str]) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([kind([cst.NameItem(cst.Name(n)) for n in names])])
 
 
-def _call(step: str, params: Sequence[str]) -> cst.Call:
+def _call(step: str, params: Sequence[str], as_ints: Sequence[str] = ()) -> cst.Call:
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     args = [
-        cst.Arg(cst.Name(p), comma=comma if i < len(params) - 1 else cst.MaybeSentinel.DEFAULT)
+        cst.Arg(
+            _as_int(p) if p in as_ints else cst.Name(p),
+            comma=comma if i < len(params) - 1 else cst.MaybeSentinel.DEFAULT,
+        )
         for i, p in enumerate(params)
     ]
     return cst.Call(cst.Name(step), args)
+
+
+def _as_int(name: str) -> cst.Call:
+    return cst.Call(cst.Name("int"), [cst.Arg(cst.Name(name))])
 
 
 def _line(statement: cst.BaseSmallStatement) -> cst.SimpleStatementLine:
@@ -242,7 +251,7 @@ def build_step(loop: Loop, plan: StepPlan, step: str, exit_name: str, head: int 
         params=cst.Parameters([cst.Param(cst.Name(p)) for p in plan.params]),
         body=cst.IndentedBlock(header + body, indent=indent),
     )
-    call = _call(step, plan.params)
+    call = _call(step, plan.params, plan.as_ints)
     exit_value = cst.Name(exit_name)
     calls: list[cst.BaseStatement]
     if plan.returns:

@@ -124,6 +124,8 @@ _BINDERS = walk.node_types(
     cst.Import,
     cst.ImportFrom,
 )
+#: displays that make a mapping
+_MAPPINGS = (cst.Dict, cst.DictComp)
 #: the nodes :meth:`TensorFacts.is_tensor_op` may count
 _OPS = walk.node_types(cst.Call, cst.BinaryOperation, cst.Comparison, cst.UnaryOperation, cst.AugAssign, cst.Subscript)
 #: comparisons whose result is a bool tensor when a side is a tensor (``is``/``in`` are Python's)
@@ -272,11 +274,16 @@ class TensorFacts:
         self._single_assigns = {
             name: node for name, node in single.items() if name not in params and len(by_name[name]) == 1
         }
+        # A name some binding gives a dict holds a mapping on that path (``if not isinstance(masks :=
+        # mask, dict): masks = {...}``): reading it by key is no tensor op, whatever else it holds.
+        mappings = {name for name, values in by_name.items() if any(isinstance(v, _MAPPINGS) for v in values)}
         for _ in range(len(by_name) + 1):
             changed = False
             for name, values in by_name.items():
                 kinds = [UNKNOWN if value is None else self.kind(value) for value in values]
                 kind = _join([*kinds, params[name]] if name in params else kinds)
+                if kind == TENSOR and name in mappings:
+                    kind = UNKNOWN
                 if kind != self.kinds.get(name):
                     self.kinds[name] = kind
                     changed = True

@@ -25,7 +25,7 @@ from codemods.analysis.fix_safety import FixMode, Safety
 from codemods.analysis.helper_layout import SpaceHelpers
 from codemods.analysis.helper_names import NameAllocator
 from codemods.analysis.reach import NO_FACTS, ProjectFacts, Reach, ReachMode, unit_names
-from codemods.analysis.tensors import FunctionTensorsProvider, inline_tensor_ops
+from codemods.analysis.tensors import FunctionTensors, FunctionTensorsProvider, TensorFacts, inline_tensor_ops
 from codemods.fastcst import walk
 from codemods.fastcst.positions import LazyPositionProvider
 
@@ -411,15 +411,20 @@ class FunctionScopedRule(Rule):
         """The class the enclosing function is a method of, if it is one."""
         return self._classes[-1] if len(self.functions) >= 2 and self.functions[-2] is None else None
 
+    def _tensors(self) -> FunctionTensors:
+        assert self._module is not None
+        return self.get_metadata(FunctionTensorsProvider, self._module)
+
+    def tensor_facts(self, func: cst.FunctionDef) -> TensorFacts:
+        """What the expressions of ``func`` (the enclosing original function) are."""
+        return self._tensors().facts(func, self.method_class())
+
     def inline_ops(self, func: cst.FunctionDef, within: Optional[cst.CSTNode] = None) -> int:
         """Tensor ops written in ``func`` itself (the enclosing original function): what a fix can
         capture; with ``within`` (a node of ``func``), only those written there."""
-        cls = self.method_class()
-        assert self._module is not None
-        tensors = self.get_metadata(FunctionTensorsProvider, self._module)
         if within is not None:
-            return inline_tensor_ops(tensors.facts(func, cls), [within])
-        return tensors.inline_ops(func, cls)
+            return inline_tensor_ops(self.tensor_facts(func), [within])
+        return self._tensors().inline_ops(func, self.method_class())
 
     def skip_message(self, holder: str, func: cst.FunctionDef, sites: Sequence[BreakSite], where: str = "") -> str:
         """A finding's message: the break in ``holder`` (``a loop``), the frame it skips, and the

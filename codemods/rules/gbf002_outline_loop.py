@@ -44,7 +44,12 @@ Rewritten
     and ``torch.where(mask[idx])`` before an expert's matmuls), the statements
     up to the last break stay in the loop helper, which runs them eagerly,
     and the per-trip function holds the rest: one compiled frame per trip
-    instead of one per break it resumes from.
+    instead of one per break it resumes from. An expert's index that the
+    function only selects weights with (``self.gate_up_proj[expert_idx]``,
+    the index a 0-d integer tensor from ``nonzero()``) is handed as
+    ``int(expert_idx)``: selecting by the tensor fails to compile in
+    inductor, which then runs the function eagerly on every trip
+    (:mod:`codemods.analysis.scalar_index`).
 
 Fix safety
     Safe: the body runs unchanged, once per trip, in closures that share the
@@ -76,6 +81,7 @@ from codemods.analysis.outline import (
     plan_outline,
 )
 from codemods.analysis.per_iteration import build_step, driver_declarations, eager_head, plan_step
+from codemods.analysis.scalar_index import int_indices
 from codemods.analysis.unroll import UnrollPlan, plan_unroll
 from codemods.rules.base import Example, Prefilter
 from codemods.rules.loop_rule import Loop, LoopRule
@@ -173,6 +179,9 @@ class OutlineLoop(LoopRule):
             return cst.FlattenSentinel(build_outline(updated, plan, driver))
         head, kept = self._eager_head(original, updated, func, plan.nonlocals)
         step_plan = plan_step(original, plan, head)
+        step_plan.as_ints = int_indices(
+            original, head, step_plan.params, self.tensor_facts(func), self.method_class(), self.module
+        )
         step = self.names.fresh("step", _step_hint(original))
         function, loop = build_step(updated, step_plan, step, f"_gbfix_exit_{step.rsplit('_', 1)[1]}", kept)
         prelude = [*driver_declarations(step_plan), function]

@@ -45,6 +45,7 @@ from codemods.analysis.catalogue import (
     TENSOR_READ_REST,
 )
 from codemods.analysis.reach import ProjectFacts
+from codemods.analysis.scalar_index import INDEXABLE_CLASSES
 from rewriter.prefilter.astnodes import dotted, long_docstring, loop_submodule
 from rewriter.prefilter.tensor_evidence import annotation_is_tensor
 from rewriter.prefilter.text import (
@@ -478,6 +479,13 @@ class ScreenFacts:
             if selfs:
                 self._self_assigns.append((selfs, node))
         self.logger_lines.sort()
+        #: lines of ``self.w = nn.Parameter(...)`` (a module list, a buffer): what a per-trip
+        #: function may index with an int (:mod:`codemods.analysis.scalar_index`); a skeleton keeps them
+        self.indexable_lines = sorted(
+            node.lineno
+            for _, node in self._self_assigns
+            if isinstance(node.value, ast.Call) and _last_name(node.value.func) in INDEXABLE_CLASSES
+        )
 
     def submodule_map(self) -> dict[str, set[str]]:
         """``self.attr = ...Block(...)...``: attr -> capitalised names called there (on first need)."""

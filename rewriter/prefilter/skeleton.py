@@ -109,6 +109,7 @@ def build_skeleton(
     binding = sorted(facts.global_lines + facts.logger_lines + facts.class_constant_stores)
     #: ``facts.attr = Block(...)`` lines (attributes a kept function calls): kept with their blocks' headers
     submodule = sorted(line for attr in attrs if attr in facts.submodule_map() for line in facts.submodule_lines[attr])
+    submodule = sorted(submodule + facts.indexable_lines)
     special = sorted(binding + submodule)
     lines = facts.text.split("\n")
     regions: list[tuple[int, int, str]] = []

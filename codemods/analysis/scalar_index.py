@@ -1,0 +1,221 @@
+"""Indices a per-trip function is handed as Python ints instead of 0-d integer tensors.
+
+A per-expert loop holds each expert's number as a 0-d integer tensor
+(``for expert_idx in expert_hit: expert_idx = expert_idx[0]`` over the rows
+of a ``nonzero()`` result) and selects that expert's weights with it
+(``self.gate_up_proj[expert_idx]``). In a per-trip function that index is a
+graph input, and selecting by it needs its value while the graph is traced
+(``aten._local_scalar_dense``): measured on torch 2.13 on a tiny Mixtral,
+the eager backend runs such a graph, but ``inductor`` and ``aot_eager``
+fail on it ("Backend compiler exception"), so the per-trip function runs
+eagerly after all, every trip. Handed ``int(expert_idx)``, the function is
+compiled for the first value and again, once, with the int dynamic; the
+graph selects by a symbolic int, which every backend compiles. Measured
+(interleaved in one process, after/before the rewrite): inductor, medium
+size, 0.97-1.02 -> 0.93-0.96; eager backend, tiny size, 1.03-1.07 ->
+0.98-1.00.
+
+Exact only where an int and the tensor behave alike: a 0-d *integer* tensor
+(a bool one would be a mask, a 1-element 1-d one keeps its dimension), on
+evidence (``Tensor.nonzero()``, ``torch.nonzero``/``torch.argwhere``, a row
+of one by a loop, an element by a constant subscript); used by the function
+only as the whole index of a subscript of a tensor, a ``Parameter`` or buffer,
+or a module list (a dict would look the int up, not the tensor). Outside the
+function the loop keeps the tensor. ``int()`` of it reads the value, which
+indexing with it reads anyway.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Optional
+
+import libcst as cst
+
+from codemods.analysis.bindings import name_use, target_names
+from codemods.analysis.nodes import dotted_name
+from codemods.analysis.tensors import TENSOR, TensorFacts
+from codemods.fastcst import walk
+
+#: calls that make a 2-d integer tensor of indices (with no ``as_tuple``)
+_INDEX_FUNCTIONS = frozenset({"nonzero", "argwhere"})
+#: constructors whose instance an int indexes as the 0-d tensor would
+INDEXABLE_CLASSES = frozenset({"Parameter", "Buffer", "ModuleList", "Sequential", "ParameterList"})
+
+_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+def int_indices(
+    loop: cst.BaseCompoundStatement,
+    head: int,
+    params: Sequence[str],
+    facts: TensorFacts,
+    cls: Optional[cst.ClassDef],
+    module: cst.Module,
+) -> list[str]:
+    """Which of ``params`` (names the per-trip function of ``loop`` takes) to hand it as ints.
+
+    ``head``: the leading statements of the body that stay in the loop;
+    the function holds the rest (see :mod:`codemods.analysis.per_iteration`).
+    ``module``: the file, which must leave ``int`` the builtin.
+    """
+    if not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Name):
+        return []
+    statements = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else []
+    once = _bound_once(facts.func)
+    ranks: dict[str, int] = {}
+    rank = _rank(loop.iter, ranks, once, facts)
+    if rank is None or rank < 1:
+        return []
+    ranks[loop.target.value] = rank - 1
+    for stmt in statements[:head]:
+        assigned = _single_assignment(stmt)
+        element = _rank(assigned[1], ranks, once, facts) if assigned is not None else None
+        for name in name_use([stmt]).bound:
+            ranks.pop(name, None)
+        if assigned is not None and element is not None:
+            ranks[assigned[0]] = element
+    body = statements[head:]
+    indexable = _indexable_attributes(cls)
+    rebound = name_use(body).bound
+    found = [
+        name
+        for name in params
+        if ranks.get(name) == 0 and name not in rebound and _only_indexes(body, name, facts, indexable)
+    ]
+    return found if found and not _binds_int(module) else []
+
+
+def _binds_int(module: cst.Module) -> bool:
+    """Whether the file may bind the name ``int`` anywhere (so ``int(...)`` may not be the builtin)."""
+    for node in walk.descendants(module):
+        if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
+            return True
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node.name.value == "int":
+            return True
+        if isinstance(node, cst.Param) and node.name.value == "int":
+            return True
+        if isinstance(node, cst.Assign) and any("int" in target_names(t.target) for t in node.targets):
+            return True
+        if "int" in _other_binding(node):
+            return True
+    return False
+
+
+def _single_assignment(stmt: cst.BaseStatement) -> Optional[tuple[str, cst.BaseExpression]]:
+    """``name = value``, alone on its line."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value, small.value
+    return None
+
+
+def _bound_once(func: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """Names the function's own code binds exactly once, by ``name = value``: name -> value."""
+    values: dict[str, Optional[cst.BaseExpression]] = {}
+    for param in (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params):
+        values[param.name.value] = None
+    for node in walk.descendants(func.body, lambda n: not isinstance(n, _SCOPES)):
+        if isinstance(node, cst.Assign):
+            single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+            for target in node.targets:
+                for name in target_names(target.target):
+                    values[name] = node.value if single and name not in values else None
+            continue
+        for name in _other_binding(node):
+            values[name] = None
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def _other_binding(node: cst.CSTNode) -> list[str]:
+    """Names a binding other than ``name = value`` binds at ``node``."""
+    if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+        return target_names(node.target)
+    if isinstance(node, cst.WithItem) and node.asname is not None:
+        return target_names(node.asname.name)
+    if isinstance(node, cst.ExceptHandler) and node.name is not None:
+        return target_names(node.name.name)
+    if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+        return [
+            (dotted_name(alias.asname.name if alias.asname else alias.name) or "").split(".")[0] for alias in node.names
+        ]
+    return []
+
+
+def _rank(
+    expr: cst.BaseExpression, ranks: dict[str, int], once: dict[str, cst.BaseExpression], facts: TensorFacts
+) -> Optional[int]:
+    """The number of dimensions of ``expr``, known to be an integer tensor; None if not known."""
+    if isinstance(expr, cst.Name):
+        if expr.value in ranks:
+            return ranks[expr.value]
+        value = once.get(expr.value)
+        return _rank(value, {}, {}, facts) if value is not None else None
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
+        index = expr.slice[0].slice
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.star is None:
+            base = _rank(expr.value, ranks, once, facts)
+            return base - 1 if base else None
+        return None
+    if isinstance(expr, cst.Call) and not any(arg.keyword is not None for arg in expr.args):
+        func = expr.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else ""
+        if last not in _INDEX_FUNCTIONS:
+            return None
+        head = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
+        if head in facts.torch_names and len(expr.args) == 1 and expr.args[0].star == "":
+            return 2  # torch.nonzero(x), torch.argwhere(x)
+        if last == "nonzero" and not expr.args and isinstance(expr.func, cst.Attribute):
+            return 2 if facts.kind(expr.func.value) == TENSOR else None  # x.nonzero()
+    return None
+
+
+def _indexable_attributes(cls: Optional[cst.ClassDef]) -> frozenset[str]:
+    """``self`` attributes the class assigns a ``Parameter``, buffer or module list
+    (``self.w = nn.Parameter(...)``, ``self.register_buffer("w", ...)``)."""
+    if cls is None:
+        return frozenset()
+    found: set[str] = set()
+    for node in walk.descendants(cls.body):
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+            made = (dotted_name(node.value.func) or "").rpartition(".")[2]
+            if made in INDEXABLE_CLASSES:
+                for target in node.targets:
+                    name = dotted_name(target.target) or ""
+                    if name.startswith("self.") and name.count(".") == 1:
+                        found.add(name[5:])
+        elif isinstance(node, cst.Call) and (dotted_name(node.func) or "") == "self.register_buffer" and node.args:
+            first = node.args[0].value
+            if isinstance(first, cst.SimpleString):
+                found.add(first.evaluated_value if isinstance(first.evaluated_value, str) else "")
+    return frozenset(found)
+
+
+def _only_indexes(body: Iterable[cst.BaseStatement], name: str, facts: TensorFacts, indexable: frozenset[str]) -> bool:
+    """Whether every mention of ``name`` in ``body`` is the whole index of a subscript of
+    something an int indexes as a 0-d integer tensor does (at least one)."""
+    mentions = 0
+    indexes = 0
+    for stmt in body:
+        for node in walk.descendants(stmt):
+            if isinstance(node, cst.Name) and node.value == name:
+                mentions += 1
+            elif isinstance(node, cst.Subscript) and _is_index_of(node, name, facts, indexable):
+                indexes += 1
+    return indexes > 0 and mentions == indexes
+
+
+def _is_index_of(node: cst.Subscript, name: str, facts: TensorFacts, indexable: frozenset[str]) -> bool:
+    if len(node.slice) != 1:
+        return False
+    index = node.slice[0].slice
+    if not (isinstance(index, cst.Index) and index.star is None and isinstance(index.value, cst.Name)):
+        return False
+    if index.value.value != name:
+        return False
+    receiver = dotted_name(node.value) or ""
+    if receiver.startswith("self.") and receiver.count(".") == 1 and receiver[5:] in indexable:
+        return True
+    return facts.kind(node.value) == TENSOR
