@@ -98,3 +98,14 @@ def test_a_file_that_may_rebind_int_keeps_the_tensor() -> None:
     outcome = transform_source(source, "experts.py", SETTINGS)
     assert outcome.new_text is not None and "_gbfix_idx_step_2(idx, " in outcome.new_text
     assert "int(idx)" not in outcome.new_text
+
+
+def test_a_registered_buffer_is_indexed_by_int_screened_or_not() -> None:
+    # The screen shows libcst a skeleton: it must keep the `register_buffer` line the evidence is read from.
+    source = TEMPLATE.format(**{**BASE, "weights": "None"}).replace(
+        "        self.table = {0: 1.0}\n",
+        '        self.table = {0: 1.0}\n        self.register_buffer("w", torch.ones(4, 3))\n',
+    )
+    assert 'self.register_buffer("w"' in source
+    outcome = transform_source(source, "experts.py", SETTINGS)
+    assert outcome.new_text is not None and "_gbfix_idx_step_2(int(idx), " in outcome.new_text

@@ -19,6 +19,16 @@ def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+def single_assignment(stmt: cst.BaseStatement) -> Optional[tuple[str, cst.BaseExpression]]:
+    """(name, value) of ``name = value`` alone on its line."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return None
+    small = stmt.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target.value, small.value
+    return None
+
+
 def body_statements(block: cst.BaseSuite) -> list[cst.BaseStatement]:
     if isinstance(block, cst.IndentedBlock):
         return list(block.body)

@@ -33,7 +33,7 @@ from typing import Optional
 import libcst as cst
 
 from codemods.analysis.bindings import name_use, target_names
-from codemods.analysis.nodes import dotted_name
+from codemods.analysis.nodes import body_statements, dotted_name, single_assignment
 from codemods.analysis.tensors import TENSOR, TensorFacts
 from codemods.fastcst import walk
 
@@ -41,8 +41,6 @@ from codemods.fastcst import walk
 _INDEX_FUNCTIONS = frozenset({"nonzero", "argwhere"})
 #: constructors whose instance an int indexes as the 0-d tensor would
 INDEXABLE_CLASSES = frozenset({"Parameter", "Buffer", "ModuleList", "Sequential", "ParameterList"})
-
-_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
 def int_indices(
@@ -61,16 +59,15 @@ def int_indices(
     """
     if not isinstance(loop, cst.For) or not isinstance(loop.target, cst.Name):
         return []
-    statements = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else []
-    once = _bound_once(facts.func)
+    statements = body_statements(loop.body)
     ranks: dict[str, int] = {}
-    rank = _rank(loop.iter, ranks, once, facts)
+    rank = _rank(loop.iter, ranks, facts)
     if rank is None or rank < 1:
         return []
     ranks[loop.target.value] = rank - 1
     for stmt in statements[:head]:
-        assigned = _single_assignment(stmt)
-        element = _rank(assigned[1], ranks, once, facts) if assigned is not None else None
+        assigned = single_assignment(stmt)
+        element = _rank(assigned[1], ranks, facts) if assigned is not None else None
         for name in name_use([stmt]).bound:
             ranks.pop(name, None)
         if assigned is not None and element is not None:
@@ -102,33 +99,6 @@ def _binds_int(module: cst.Module) -> bool:
     return False
 
 
-def _single_assignment(stmt: cst.BaseStatement) -> Optional[tuple[str, cst.BaseExpression]]:
-    """``name = value``, alone on its line."""
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-        return None
-    small = stmt.body[0]
-    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-        return small.targets[0].target.value, small.value
-    return None
-
-
-def _bound_once(func: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
-    """Names the function's own code binds exactly once, by ``name = value``: name -> value."""
-    values: dict[str, Optional[cst.BaseExpression]] = {}
-    for param in (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params):
-        values[param.name.value] = None
-    for node in walk.descendants(func.body, lambda n: not isinstance(n, _SCOPES)):
-        if isinstance(node, cst.Assign):
-            single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
-            for target in node.targets:
-                for name in target_names(target.target):
-                    values[name] = node.value if single and name not in values else None
-            continue
-        for name in _other_binding(node):
-            values[name] = None
-    return {name: value for name, value in values.items() if value is not None}
-
-
 def _other_binding(node: cst.CSTNode) -> list[str]:
     """Names a binding other than ``name = value`` binds at ``node``."""
     if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
@@ -144,30 +114,29 @@ def _other_binding(node: cst.CSTNode) -> list[str]:
     return []
 
 
-def _rank(
-    expr: cst.BaseExpression, ranks: dict[str, int], once: dict[str, cst.BaseExpression], facts: TensorFacts
-) -> Optional[int]:
-    """The number of dimensions of ``expr``, known to be an integer tensor; None if not known."""
+def _rank(expr: cst.BaseExpression, ranks: dict[str, int], facts: TensorFacts, follow: bool = True) -> Optional[int]:
+    """The number of dimensions of ``expr``, known to be an integer tensor; None if not known.
+
+    ``ranks``: names bound so far in the loop; another name is followed, one step (``follow``),
+    to its value when one ``name = value`` in the function is its only binding.
+    """
     if isinstance(expr, cst.Name):
         if expr.value in ranks:
             return ranks[expr.value]
-        value = once.get(expr.value)
-        return _rank(value, {}, {}, facts) if value is not None else None
+        value = facts.assigned_once(expr.value) if follow else None
+        return _rank(value, {}, facts, follow=False) if value is not None else None
     if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
         index = expr.slice[0].slice
         if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.star is None:
-            base = _rank(expr.value, ranks, once, facts)
+            base = _rank(expr.value, ranks, facts, follow)
             return base - 1 if base else None
         return None
-    if isinstance(expr, cst.Call) and not any(arg.keyword is not None for arg in expr.args):
-        func = expr.func
-        last = func.attr.value if isinstance(func, cst.Attribute) else ""
-        if last not in _INDEX_FUNCTIONS:
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        if any(arg.keyword is not None for arg in expr.args) or expr.func.attr.value not in _INDEX_FUNCTIONS:
             return None
-        head = dotted_name(func.value) if isinstance(func, cst.Attribute) else None
-        if head in facts.torch_names and len(expr.args) == 1 and expr.args[0].star == "":
+        if dotted_name(expr.func.value) in facts.torch_names and len(expr.args) == 1 and expr.args[0].star == "":
             return 2  # torch.nonzero(x), torch.argwhere(x)
-        if last == "nonzero" and not expr.args and isinstance(expr.func, cst.Attribute):
+        if expr.func.attr.value == "nonzero" and not expr.args:
             return 2 if facts.kind(expr.func.value) == TENSOR else None  # x.nonzero()
     return None
 

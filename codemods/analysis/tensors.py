@@ -385,6 +385,11 @@ class TensorFacts:
         """On evidence only: an unknown expression is not a tensor."""
         return self.kind(expr) == TENSOR
 
+    def assigned_once(self, name: str) -> Optional[cst.BaseExpression]:
+        """``value`` when ``name = value`` is the only binding of ``name`` in the function (not a parameter)."""
+        node = self._single_assigns.get(name)
+        return node.value if node is not None else None
+
     def is_bool_tensor(self, expr: cst.BaseExpression) -> bool:
         """On evidence only, narrower than :meth:`is_tensor`: an unknown tensor is not a bool one."""
         if self._bool_names is None:

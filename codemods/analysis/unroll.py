@@ -25,7 +25,7 @@ from codemods.analysis.bindings import (
 )
 from codemods.analysis.frame_use import frame_dependence
 from codemods.analysis.fstrings import unconvertible
-from codemods.analysis.nodes import block_indent, body_statements, dotted_name
+from codemods.analysis.nodes import block_indent, body_statements, dotted_name, single_assignment
 from codemods.fastcst import walk
 
 # -- which loops can be unrolled ------------------------------------------------
@@ -179,21 +179,17 @@ def _rebound_anywhere(module: cst.Module) -> tuple[set[str], set[str]]:
 
 def _constant_assignment(stmt: cst.BaseStatement, module: cst.Module) -> Optional[tuple[str, cst.BaseExpression]]:
     """(name, value) of ``NAME = <int or tuple/list of constants>`` written on one line."""
-    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+    assigned = single_assignment(stmt)
+    if assigned is None:
         return None
-    small = stmt.body[0]
-    if not (
-        isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
-    ):
-        return None
-    value = small.value
+    name, value = assigned
     constant = _int_constant(value) is not None or (
         isinstance(value, (cst.Tuple, cst.List))
         and all(not isinstance(e, cst.StarredElement) and _is_literal(e.value) for e in value.elements)
     )
     if not constant or "\n" in module.code_for_node(value):
         return None
-    return small.targets[0].target.value, value
+    return name, value
 
 
 def _is_literal(node: cst.BaseExpression) -> bool:

@@ -479,12 +479,22 @@ class ScreenFacts:
             if selfs:
                 self._self_assigns.append((selfs, node))
         self.logger_lines.sort()
-        #: lines of ``self.w = nn.Parameter(...)`` (a module list, a buffer): what a per-trip
-        #: function may index with an int (:mod:`codemods.analysis.scalar_index`); a skeleton keeps them
+        #: lines of ``self.w = nn.Parameter(...)`` (a module list, a buffer) and ``self.register_buffer(...)``:
+        #: what a per-trip function may index with an int (:mod:`codemods.analysis.scalar_index`); a skeleton
+        #: keeps them
         self.indexable_lines = sorted(
-            node.lineno
-            for _, node in self._self_assigns
-            if isinstance(node.value, ast.Call) and _last_name(node.value.func) in INDEXABLE_CLASSES
+            [
+                node.lineno
+                for _, node in self._self_assigns
+                if isinstance(node.value, ast.Call) and _last_name(node.value.func) in INDEXABLE_CLASSES
+            ]
+            + [
+                first
+                for first, _, node in self._statements
+                if isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Call)
+                and dotted(node.value.func) == "self.register_buffer"
+            ]
         )
 
     def submodule_map(self) -> dict[str, set[str]]:
