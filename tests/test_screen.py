@@ -719,7 +719,7 @@ SHARED = textwrap.dedent('''\
         for x in xs:
             v = x + 1
             print(v)
-        return v
+        return v * 2 + 1
     ''')
 
 
