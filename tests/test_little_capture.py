@@ -102,3 +102,24 @@ def test_ops_in_another_breaking_loop_are_not_what_outlining_this_one_captures()
     assert second.fix == "safe"
     assert outcome.new_text is not None and "_step_" in outcome.new_text
     assert "for layer in self.layers:\n            x = layer(x)\n" in outcome.new_text
+
+
+def test_a_loop_unrolled_into_calls_captures_its_trips_whether_or_not_the_frame_compiles() -> None:
+    """GBF001 unrolls the counted loop into calls of a function per trip, frames of their own:
+    they compile whether or not `forward` is skipped, so outlining the layer loop would capture
+    only `x + 1`."""
+    source = HEADER + (
+        "    def forward(self, x):\n"
+        "        for layer in self.layers:\n"
+        "            x = layer(x)\n"
+        "        for i in range(2):\n"
+        "            x = x * 2\n"
+        "            print(i)\n"
+        "        return x + 1\n"
+    )
+    outcome = transform_source(source, "/project/block.py", Settings(reach="all", select=("GBF001", "GBF002")))
+    found = {f.code: f for f in outcome.findings if f.line > HEADER.count("\n")}
+    assert found["GBF001"].fix == "safe"
+    assert found["GBF002"].fix == "none" and "1 inline tensor op into a graph" in found["GBF002"].note
+    assert outcome.new_text is not None and "_gbfix_inner_1(1)" in outcome.new_text
+    assert "_loop_" not in outcome.new_text
