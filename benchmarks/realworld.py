@@ -421,8 +421,28 @@ def run(settings: Settings) -> dict[str, Any]:
     return {"meta": meta(settings, time.perf_counter() - started), "models": models}
 
 
+def command_of(settings: Settings) -> str:
+    """The command line that runs ``settings`` (the options that differ from the default run)."""
+    medium = settings.size == "medium"
+    words = ["python benchmarks/realworld.py"]
+    if medium:
+        words.append("--medium")
+    elif settings.backend != "eager":
+        words.append(f"--backend {settings.backend}")
+    if settings.advise:
+        words.append("--advise")
+    if tuple(settings.modes) != (("static",) if medium else MODES):
+        words.append(f"--mode {settings.modes[0] if len(settings.modes) == 1 else 'both'}")
+    if tuple(settings.models) != tuple(MEDIUM_MODELS if medium else zoo.default_names()):
+        words.append("--models " + " ".join(settings.models))
+    if os.path.abspath(settings.results) != os.path.join(HERE, "results"):
+        words.append(f"--results {os.path.relpath(settings.results, REPO)}")
+    return " ".join(words)
+
+
 def meta(settings: Settings, wall_s: float) -> dict[str, Any]:
     return {
+        "command": command_of(settings),
         "date": time.strftime("%Y-%m-%d %H:%M %Z"),
         "versions": {**versions(), "python": platform.python_version()},
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "processor": platform.machine()},

@@ -151,12 +151,17 @@ def _median(values: Iterable[Optional[float]]) -> Optional[float]:
 # -- markdown -----------------------------------------------------------------------------------
 
 
-REPRODUCE = "`python benchmarks/realworld.py` (and `--medium` for the inductor timings)"
+DEFAULT_COMMAND = "python benchmarks/realworld.py"
+REPRODUCE = f"`{DEFAULT_COMMAND}` (and `--medium` for the inductor timings)"
 
 
-def render(document: dict[str, Any], medium: Optional[dict[str, Any]] = None, reproduce: str = REPRODUCE) -> str:
-    """The whole markdown report; ``reproduce`` is the command that remakes it."""
+def render(document: dict[str, Any], medium: Optional[dict[str, Any]] = None, reproduce: str = "") -> str:
+    """The whole markdown report; ``reproduce`` is the command that remakes it (by default, the
+    one its settings and models say)."""
     meta = document["meta"]
+    reproduce = reproduce or (
+        f"`{meta['command']}`" if meta.get("command", DEFAULT_COMMAND) != DEFAULT_COMMAND else REPRODUCE
+    )
     modes = meta["settings"]["modes"]
     lines = [
         "# gbfix on real models",
@@ -442,7 +447,9 @@ def _write_text(path: str, text: str) -> None:
 
 def render_advised(advised: dict[str, Any], structural: Optional[dict[str, Any]]) -> str:
     """The ``--advise`` run's report, opening with graph coverage against the run of the rewrites alone."""
-    text = render(advised, reproduce="`python benchmarks/realworld.py --advise`")
+    text = render(
+        advised, reproduce="" if advised["meta"].get("command") else "`python benchmarks/realworld.py --advise`"
+    )
     if structural is None:
         return text
     head, sep, rest = text.partition("## Aggregate")

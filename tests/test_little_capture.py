@@ -123,3 +123,17 @@ def test_a_loop_unrolled_into_calls_captures_its_trips_whether_or_not_the_frame_
     assert found["GBF002"].fix == "none" and "1 inline tensor op into a graph" in found["GBF002"].note
     assert outcome.new_text is not None and "_gbfix_inner_1(1)" in outcome.new_text
     assert "_loop_" not in outcome.new_text
+
+
+def test_a_generator_expression_in_a_nested_function_is_that_function_s_own() -> None:
+    finding, new_text = gbf002(
+        "    def forward(self, x):\n"
+        "        def total(parts):\n"
+        "            return sum(p.sum() for p in parts)\n"
+        "        residual = x\n"
+        "        for layer in self.layers:\n"
+        "            x = layer(x)\n"
+        "        return residual + x\n"
+    )
+    assert new_text is None
+    assert finding.fix == "none" and finding.note.startswith("too little to capture")

@@ -125,3 +125,26 @@ def test_an_advised_run_alone_gets_its_report(tmp_path):
     assert "| qwen2_vl | vlm | static + setting |" in text
     assert "Rewrites alone" not in text  # no realworld.json beside it to compare with
     assert not (tmp_path / "realworld.md").exists()
+
+
+def test_a_report_says_the_command_of_its_own_run():
+    realworld = _bench_module("realworld")
+    report = _bench_module("realworld_report")
+    default = realworld.settings_from(realworld.parse_args([]))
+    assert realworld.command_of(default) == report.DEFAULT_COMMAND
+    argv = ["--backend", "inductor", "--models", "mixtral", "encodec", "--results", os.path.join(BENCH, "results", "x")]
+    part = realworld.settings_from(realworld.parse_args(argv))
+    command = (
+        "python benchmarks/realworld.py --backend inductor --models mixtral encodec --results benchmarks/results/x"
+    )
+    assert realworld.command_of(part) == command
+    assert realworld.command_of(realworld.settings_from(realworld.parse_args(["--medium"]))) == (
+        "python benchmarks/realworld.py --medium"
+    )
+    with open(os.path.join(BENCH, "results", "realworld.json"), encoding="utf-8") as handle:
+        document = json.load(handle)
+    assert "Reproduce: `pip install -e '.[bench]'` then `python benchmarks/realworld.py` (and" in report.render(
+        document
+    )
+    document["meta"]["command"] = command
+    assert f"Reproduce: `pip install -e '.[bench]'` then `{command}`." in report.render(document)

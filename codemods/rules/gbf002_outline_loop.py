@@ -289,11 +289,13 @@ _LITTLE_CAPTURE = 1
 
 
 def _generator_outside(func: cst.FunctionDef, loop: Loop) -> bool:
-    """Whether ``func`` holds a generator expression outside ``loop`` (a frame of its own that a
-    skipped caller runs eagerly)."""
-    return any(
-        isinstance(node, cst.GeneratorExp) for node in walk.descendants(func.body, enter=lambda node: node is not loop)
-    )
+    """Whether ``func``'s own code holds a generator expression outside ``loop`` (a frame of its
+    own that a skipped caller runs eagerly)."""
+
+    def enter(node: cst.CSTNode) -> bool:
+        return node is not loop and not isinstance(node, _SCOPES)
+
+    return any(isinstance(node, cst.GeneratorExp) for node in walk.descendants(func.body, enter=enter))
 
 
 #: calls that run over their first argument's items
