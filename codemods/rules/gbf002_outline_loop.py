@@ -238,9 +238,9 @@ class OutlineLoop(LoopRule):
         )
 
     def _apart(self, loop: Loop, func: cst.FunctionDef) -> list[Loop]:
-        """``loop`` and the outermost other loops of ``func`` that skip it on their own and neither
-        hold nor lie in ``loop``: their ops come into graphs by a function per trip, or stay out,
-        whatever becomes of ``loop``. (This rule sees a loop GBF001 unrolled, or one GBF009 took a
+        """``loop`` and the outermost other loops of ``func`` that skip the frame on their own and
+        neither hold nor lie in ``loop``: their ops come into graphs by a function per trip, or stay
+        out, whatever becomes of ``loop``. (This rule sees a loop GBF001 unrolled, or one GBF009 took a
         read out of, as they left it: per-trip calls of a function, or a loop with no break.)"""
         inside = {id(node) for node in walk.descendants(loop)}
         found: list[Loop] = [loop]
