@@ -33,6 +33,32 @@ def target_names(target: cst.CSTNode) -> list[str]:
     return []
 
 
+def module_bound_names(module: cst.Module) -> set[str]:
+    """Every name the module binds, at any depth and in any scope: assignments, loops,
+    definitions, parameters, ``as`` names, imports (``import a.b`` binds ``a``); ``*`` stands
+    for a star import, which may bind any name."""
+    found: set[str] = set()
+    for node in walk.descendants(module):
+        kind = type(node)
+        if kind in (cst.FunctionDef, cst.ClassDef):
+            found.add(node.name.value)  # type: ignore[attr-defined]
+        elif kind is cst.Param:
+            found.add(node.name.value)  # type: ignore[attr-defined]
+        elif kind is cst.AssignTarget:
+            found.update(target_names(node.target))  # type: ignore[attr-defined]
+        elif kind in (cst.AnnAssign, cst.AugAssign, cst.NamedExpr):
+            found.update(target_names(node.target))  # type: ignore[attr-defined]
+        elif kind in (cst.For, cst.CompFor):
+            found.update(target_names(node.target))  # type: ignore[attr-defined]
+        elif kind is cst.AsName:
+            found.update(target_names(node.name))  # type: ignore[attr-defined]
+        elif kind is cst.ImportAlias and node.asname is None:  # type: ignore[attr-defined]
+            found.add((dotted_name(node.name) or "").split(".")[0])  # type: ignore[attr-defined]
+        elif kind is cst.ImportStar:
+            found.add("*")
+    return found
+
+
 @dataclass
 class NameUse:
     """Names bound and read at one scope level, plus reads from nested scopes."""

@@ -32,7 +32,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.analysis.bindings import name_use, target_names
+from codemods.analysis.bindings import module_bound_names, name_use
 from codemods.analysis.nodes import body_statements, dotted_name, single_assignment
 from codemods.analysis.tensors import TENSOR, TensorFacts
 from codemods.fastcst import walk
@@ -85,33 +85,7 @@ def int_indices(
 
 def _binds_int(module: cst.Module) -> bool:
     """Whether the file may bind the name ``int`` anywhere (so ``int(...)`` may not be the builtin)."""
-    for node in walk.descendants(module):
-        if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
-            return True
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node.name.value == "int":
-            return True
-        if isinstance(node, cst.Param) and node.name.value == "int":
-            return True
-        if isinstance(node, cst.Assign) and any("int" in target_names(t.target) for t in node.targets):
-            return True
-        if "int" in _other_binding(node):
-            return True
-    return False
-
-
-def _other_binding(node: cst.CSTNode) -> list[str]:
-    """Names a binding other than ``name = value`` binds at ``node``."""
-    if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
-        return target_names(node.target)
-    if isinstance(node, cst.WithItem) and node.asname is not None:
-        return target_names(node.asname.name)
-    if isinstance(node, cst.ExceptHandler) and node.name is not None:
-        return target_names(node.name.name)
-    if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
-        return [
-            (dotted_name(alias.asname.name if alias.asname else alias.name) or "").split(".")[0] for alias in node.names
-        ]
-    return []
+    return not {"int", "*"}.isdisjoint(module_bound_names(module))
 
 
 def _rank(expr: cst.BaseExpression, ranks: dict[str, int], facts: TensorFacts, follow: bool = True) -> Optional[int]:

@@ -51,11 +51,10 @@ from typing import Optional
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from codemods.analysis.bindings import target_names
+from codemods.analysis.bindings import module_bound_names
 from codemods.analysis.nodes import dotted_name
 from codemods.analysis.tensors import FunctionTensorsProvider
 from codemods.analysis.unresumable import SCREEN_PATTERN, SCREEN_WORDS, Unresumable, unresumable_sites
-from codemods.fastcst import walk
 from codemods.rules.base import Example, FunctionScopedRule, Prefilter, RuleOptions
 
 
@@ -167,32 +166,8 @@ class UnresumableBreak(FunctionScopedRule):
     def _rebinds_bool(self) -> bool:
         if self._bool_rebound is None:
             assert self._module is not None
-            self._bool_rebound = "bool" in _bound_names(self._module)
+            self._bool_rebound = "bool" in module_bound_names(self._module)
         return self._bool_rebound
-
-
-def _bound_names(module: cst.Module) -> set[str]:
-    """Every name the module binds, at any depth (assignments, loops, definitions, imports, parameters)."""
-    found: set[str] = set()
-    for node in walk.descendants(module):
-        kind = type(node)
-        if kind in (cst.FunctionDef, cst.ClassDef):
-            found.add(node.name.value)  # type: ignore[attr-defined]
-        elif kind is cst.Param:
-            found.add(node.name.value)  # type: ignore[attr-defined]
-        elif kind is cst.AssignTarget:
-            found.update(target_names(node.target))  # type: ignore[attr-defined]
-        elif kind in (cst.AnnAssign, cst.AugAssign, cst.NamedExpr):
-            found.update(target_names(node.target))  # type: ignore[attr-defined]
-        elif kind in (cst.For, cst.CompFor):
-            found.update(target_names(node.target))  # type: ignore[attr-defined]
-        elif kind is cst.AsName:
-            found.update(target_names(node.name))  # type: ignore[attr-defined]
-        elif kind is cst.ImportAlias and node.asname is None:  # type: ignore[attr-defined]
-            name = node.name  # type: ignore[attr-defined]
-            if type(name) is cst.Name:
-                found.add(name.value)
-    return found
 
 
 class _TruthAsCall(cst.CSTTransformer):
