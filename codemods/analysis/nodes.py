@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -17,6 +17,28 @@ def dotted_name(node: cst.BaseExpression) -> Optional[str]:
         head = dotted_name(node.value)
         return f"{head}.{node.attr.value}" if head else None
     return None
+
+
+def self_attribute(node: cst.BaseExpression) -> Optional[str]:
+    """``attr`` of ``self.attr``; None for any other expression."""
+    name = dotted_name(node) or ""
+    return name[5:] if name.startswith("self.") and name.count(".") == 1 else None
+
+
+def self_attributes_made(cls: cst.ClassDef, made: Callable[[str], bool]) -> set[str]:
+    """``self`` attributes a method of ``cls`` assigns the result of a call whose dotted callee
+    ``made`` accepts (``self.lstm = nn.LSTM(...)`` for ``made("nn.LSTM")``)."""
+    found: set[str] = set()
+    for node in walk.descendants(cls.body):
+        if type(node) is not cst.Assign or type(node.value) is not cst.Call:
+            continue
+        if not made(dotted_name(node.value.func) or ""):
+            continue
+        for target in node.targets:
+            attribute = self_attribute(target.target)
+            if attribute is not None:
+                found.add(attribute)
+    return found
 
 
 def single_assignment(stmt: cst.BaseStatement) -> Optional[tuple[str, cst.BaseExpression]]:

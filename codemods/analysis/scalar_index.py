@@ -33,7 +33,13 @@ from typing import Optional
 import libcst as cst
 
 from codemods.analysis.bindings import module_bound_names, name_use
-from codemods.analysis.nodes import body_statements, dotted_name, single_assignment
+from codemods.analysis.nodes import (
+    body_statements,
+    dotted_name,
+    self_attribute,
+    self_attributes_made,
+    single_assignment,
+)
 from codemods.analysis.tensors import TENSOR, TensorFacts
 from codemods.fastcst import walk
 
@@ -120,16 +126,9 @@ def _indexable_attributes(cls: Optional[cst.ClassDef]) -> frozenset[str]:
     (``self.w = nn.Parameter(...)``, ``self.register_buffer("w", ...)``)."""
     if cls is None:
         return frozenset()
-    found: set[str] = set()
+    found = self_attributes_made(cls, lambda name: name.rpartition(".")[2] in INDEXABLE_CLASSES)
     for node in walk.descendants(cls.body):
-        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
-            made = (dotted_name(node.value.func) or "").rpartition(".")[2]
-            if made in INDEXABLE_CLASSES:
-                for target in node.targets:
-                    name = dotted_name(target.target) or ""
-                    if name.startswith("self.") and name.count(".") == 1:
-                        found.add(name[5:])
-        elif isinstance(node, cst.Call) and (dotted_name(node.func) or "") == "self.register_buffer" and node.args:
+        if isinstance(node, cst.Call) and (dotted_name(node.func) or "") == "self.register_buffer" and node.args:
             first = node.args[0].value
             if isinstance(first, cst.SimpleString):
                 found.add(first.evaluated_value if isinstance(first.evaluated_value, str) else "")
@@ -158,7 +157,6 @@ def _is_index_of(node: cst.Subscript, name: str, facts: TensorFacts, indexable: 
         return False
     if index.value.value != name:
         return False
-    receiver = dotted_name(node.value) or ""
-    if receiver.startswith("self.") and receiver.count(".") == 1 and receiver[5:] in indexable:
+    if self_attribute(node.value) in indexable:
         return True
     return facts.kind(node.value) == TENSOR

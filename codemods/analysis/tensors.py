@@ -45,7 +45,7 @@ from libcst.metadata import BaseMetadataProvider
 
 from codemods.analysis.bindings import target_names
 from codemods.analysis.catalogue import BOOL_FUNCTIONS, BOOL_METHODS
-from codemods.analysis.nodes import dotted_name
+from codemods.analysis.nodes import dotted_name, self_attribute
 from codemods.fastcst import walk
 
 TENSOR, OTHER, UNKNOWN = "tensor", "other", "unknown"
@@ -577,9 +577,9 @@ def submodule_attributes(cls: cst.ClassDef) -> frozenset[str]:
         if not any(name.rpartition(".")[2][:1].isupper() for name in called):
             continue
         for target in node.targets:
-            name = dotted_name(target.target)
-            if name and name.startswith("self.") and name.count(".") == 1:
-                found.add(name[5:])
+            attribute = self_attribute(target.target)
+            if attribute is not None:
+                found.add(attribute)
     return frozenset(found)
 
 

@@ -30,7 +30,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.analysis.nodes import dotted_name
+from codemods.analysis.nodes import dotted_name, self_attributes_made
 from codemods.analysis.tensors import FunctionTensors, TensorFacts
 from codemods.fastcst import walk
 
@@ -72,19 +72,12 @@ class Unresumable:
 
 def rnn_attributes(cls: cst.ClassDef, torch_names: frozenset[str]) -> frozenset[str]:
     """``self`` attributes a method of ``cls`` assigns a recurrent module (``self.lstm = nn.LSTM(...)``)."""
-    found = set()
-    for node in walk.descendants(cls.body):
-        if type(node) is not cst.Assign or type(node.value) is not cst.Call:
-            continue
-        name = dotted_name(node.value.func) or ""
+
+    def recurrent(name: str) -> bool:
         head, _, last = name.rpartition(".")
-        if last not in RNN_MODULES or head.split(".", 1)[0] not in torch_names:
-            continue
-        for target in node.targets:
-            attribute = dotted_name(target.target) or ""
-            if attribute.startswith("self.") and attribute.count(".") == 1:
-                found.add(attribute[5:])
-    return frozenset(found)
+        return last in RNN_MODULES and head.split(".", 1)[0] in torch_names
+
+    return frozenset(self_attributes_made(cls, recurrent))
 
 
 def unresumable_sites(
