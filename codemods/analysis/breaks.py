@@ -49,7 +49,7 @@ from codemods.analysis.catalogue import (
     logger_entry,
     method_entry,
 )
-from codemods.analysis.nodes import dotted_name
+from codemods.analysis.nodes import NESTED_SCOPES, dotted_name
 from codemods.analysis.reach import ExternalBreak, call_key
 from codemods.analysis.scopes import Scope, ScopeTracker, names_in
 from codemods.analysis.tensors import OTHER, TensorFacts, may_be_bool_tensor, returns_a_tensor, torch_aliases
@@ -279,7 +279,7 @@ class _Collector(ScopeTracker):
         found = self._lists.get(id(fn.node))
         if found is None:
             found = self._lists[id(fn.node)] = {}
-            for node in walk.descendants(fn.node.body, lambda n: type(n) not in _NESTED_SCOPES):
+            for node in walk.descendants(fn.node.body, lambda n: type(n) not in NESTED_SCOPES):
                 kind = type(node)
                 if kind not in _LIST_BUILDERS:
                     continue  # by type: isinstance of libcst's node classes is slow on every node
@@ -682,7 +682,6 @@ def _indexes_by_mask(node: cst.Subscript, facts: TensorFacts) -> bool:
 
 #: methods that add elements to a list
 _LIST_GROWERS = frozenset({"append", "extend", "insert"})
-_NESTED_SCOPES = walk.node_types(cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
 def _names_read(node: cst.BaseExpression) -> set[str]:

@@ -41,7 +41,7 @@ from codemods.analysis.bindings import target_names
 from codemods.analysis.breaks import BreakReason, BreakSite, find_breaks
 from codemods.analysis.compiled_code import CompiledCode, CompiledCodeSurvey, Entry, in_compiled_code
 from codemods.analysis.fix_safety import FixMode, Safety
-from codemods.analysis.nodes import dotted_name
+from codemods.analysis.nodes import NESTED_SCOPES, dotted_name
 from codemods.analysis.scopes import Scope, ScopeTracker, names_in
 from codemods.analysis.tensors import TENSOR, TensorFacts, submodule_attributes, torch_aliases
 from codemods.fastcst import walk
@@ -394,7 +394,7 @@ def _aliased_names(expr: cst.BaseExpression) -> list[str]:
 
 def _mutated_names(func: cst.FunctionDef) -> set[str]:
     found: set[str] = set()
-    for node in walk.descendants(func.body, lambda n: not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda))):
+    for node in walk.descendants(func.body, lambda n: type(n) not in NESTED_SCOPES):
         if isinstance(node, cst.Call):
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else ""
             if method.endswith("_") and not method.startswith("_") and isinstance(node.func, cst.Attribute):

@@ -42,7 +42,7 @@ import libcst as cst
 from codemods.analysis.bindings import name_use, target_names
 from codemods.analysis.breaks import BreakReason
 from codemods.analysis.catalogue import BY_METHOD
-from codemods.analysis.nodes import dotted_name
+from codemods.analysis.nodes import NESTED_SCOPES, dotted_name
 from codemods.fastcst import walk
 
 Loop = Union[cst.For, cst.While]
@@ -54,7 +54,6 @@ _READ_ONLY_BUILTINS = frozenset(
     "len tuple list zip sum max min sorted enumerate range int float bool str set frozenset dict reversed "
     "any all".split()
 )
-_SCOPES = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef)
 #: the catalogue methods that read values out of a tensor (``nonzero`` makes a tensor)
 _READS = frozenset(name for name in BY_METHOD if name in ("item", "tolist"))
 
@@ -240,7 +239,7 @@ class ReplaceReads(cst.CSTTransformer):
         self.names = names
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        return type(node) not in _SCOPES
+        return type(node) not in NESTED_SCOPES
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         name = self.names.get(id(original_node))

@@ -8,6 +8,9 @@ import libcst as cst
 
 from codemods.fastcst import walk
 
+#: nodes whose body is a scope of its own: code under them is not the enclosing function's
+NESTED_SCOPES = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
 
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a Name/Attribute chain, else None."""

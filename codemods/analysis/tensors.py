@@ -45,7 +45,7 @@ from libcst.metadata import BaseMetadataProvider
 
 from codemods.analysis.bindings import target_names
 from codemods.analysis.catalogue import BOOL_FUNCTIONS, BOOL_METHODS
-from codemods.analysis.nodes import dotted_name, self_attribute
+from codemods.analysis.nodes import NESTED_SCOPES, dotted_name, self_attribute
 from codemods.fastcst import walk
 
 TENSOR, OTHER, UNKNOWN = "tensor", "other", "unknown"
@@ -110,7 +110,6 @@ _LITERALS = (
     cst.GeneratorExp,
     cst.Lambda,
 )
-_SCOPES = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef)
 #: the nodes that bind names in a function's own code
 _BINDERS = walk.node_types(
     cst.Assign,
@@ -230,7 +229,7 @@ class TensorFacts:
         self._memo = {}
 
     def _own_nodes(self, root: cst.CSTNode) -> Iterable[cst.CSTNode]:
-        return walk.descendants(root, lambda node: type(node) not in _SCOPES)
+        return walk.descendants(root, lambda node: type(node) not in NESTED_SCOPES)
 
     def _settle(self) -> None:
         """The kind of every name the function binds, to a fixpoint."""

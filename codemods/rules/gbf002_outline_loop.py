@@ -83,7 +83,7 @@ import libcst as cst
 
 from codemods.analysis.bindings import target_names
 from codemods.analysis.helper_names import hint_of, is_outlined
-from codemods.analysis.nodes import body_statements, dotted_name
+from codemods.analysis.nodes import NESTED_SCOPES, body_statements, dotted_name
 from codemods.analysis.outline import (
     OutlineRefusal,
     build_outline,
@@ -246,7 +246,7 @@ class OutlineLoop(LoopRule):
         found: list[Loop] = [loop]
 
         def enter(node: cst.CSTNode) -> bool:
-            if node is loop or isinstance(node, _SCOPES):
+            if node is loop or type(node) in NESTED_SCOPES:
                 return False
             if isinstance(node, (cst.For, cst.While)) and id(node) not in inside:
                 holds = any(inner is loop for inner in walk.descendants(node))
@@ -282,8 +282,6 @@ def _loop_hint(loop: Loop) -> str:
     return hint_of(dotted_name(iterable))
 
 
-#: nodes whose code is not the function's own
-_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 #: the most inline tensor ops outside a loop outlined whole for which the rewrite is not worth it
 _LITTLE_CAPTURE = 1
 
@@ -293,7 +291,7 @@ def _generator_outside(func: cst.FunctionDef, loop: Loop) -> bool:
     own that a skipped caller runs eagerly)."""
 
     def enter(node: cst.CSTNode) -> bool:
-        return node is not loop and not isinstance(node, _SCOPES)
+        return node is not loop and type(node) not in NESTED_SCOPES
 
     return any(isinstance(node, cst.GeneratorExp) for node in walk.descendants(func.body, enter=enter))
 

@@ -92,6 +92,7 @@ from codemods.analysis.bindings import function_scope_use, target_names
 from codemods.analysis.breaks import BreakProvider, BreakSite
 from codemods.analysis.frame_skip import FrameSkip, frame_skips
 from codemods.analysis.helper_names import is_outlined
+from codemods.analysis.nodes import NESTED_SCOPES
 from codemods.analysis.scopes import NameScopeProvider
 from codemods.analysis.tensors import OTHER, UNKNOWN, FunctionTensorsProvider, TensorFacts
 from codemods.analysis.unroll import ModuleConstantsProvider
@@ -112,7 +113,6 @@ _NAMES = {
 }
 _COMPREHENSIONS = walk.node_types(*_NAMES)
 #: their bodies run in frames of their own, which the rule sees as functions (or not at all)
-_NOT_ENTERED = walk.node_types(cst.FunctionDef, cst.ClassDef, cst.Lambda)
 #: calls whose result a comprehension's frame takes the iterator of, and compiles (measured)
 _TUPLE_LIKE_CALLS = frozenset({"range", "tuple"})
 
@@ -301,7 +301,7 @@ def _comprehensions(node: cst.CSTNode) -> Iterator[Comprehension]:
     its frame), in source order; a comprehension's first iterable is evaluated outside it."""
     for child in walk.children(node):
         kind = type(child)
-        if kind in _NOT_ENTERED:
+        if kind in NESTED_SCOPES:
             continue
         if kind in _COMPREHENSIONS:
             yield child  # type: ignore[misc]
