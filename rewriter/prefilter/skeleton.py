@@ -107,9 +107,12 @@ def build_skeleton(
     attrs |= {a for var, found in facts.loop_aliases.items() if "n:" + var in wanted for a in found}
     #: lines that keep their function whole: what they bind is read module-wide
     binding = sorted(facts.global_lines + facts.logger_lines + facts.class_constant_stores)
-    #: ``facts.attr = Block(...)`` lines (attributes a kept function calls): kept with their blocks' headers
-    submodule = sorted(line for attr in attrs if attr in facts.submodule_map() for line in facts.submodule_lines[attr])
-    submodule = sorted(submodule + facts.indexable_lines)
+    #: ``facts.attr = Block(...)`` lines (attributes a kept function calls), and the ``Parameter``/buffer
+    #: lines an int index is judged by: kept with their blocks' headers
+    submodule = sorted(
+        [line for attr in attrs if attr in facts.submodule_map() for line in facts.submodule_lines[attr]]
+        + facts.indexable_lines
+    )
     special = sorted(binding + submodule)
     lines = facts.text.split("\n")
     regions: list[tuple[int, int, str]] = []
