@@ -60,6 +60,15 @@ Rewritten
     costs more than the op saves (measured on torch 2.13, CPU: 1.01-1.08x
     slower, eager and inductor backends).
 
+    A loop that runs over values read from the device (``for t, h, w in
+    grid.tolist()``, ``itertools.groupby(enumerate(types.tolist()), ...)``),
+    a loop holding one, or a loop inside one, is host work: index tensors
+    sized by those numbers (position ids, window indices). The finding has
+    no fix and suggests ``@torch.compiler.disable``: a frame per trip runs a
+    few small ops and costs more than it saves (measured on torch 2.13,
+    CPU: qwen2-vl's ``get_rope_index`` so rewritten ran 1.05-1.06x slower,
+    eager backend; qwen2.5-vl's window index 1.01-1.04x, eager and inductor).
+
 Fix safety
     Safe: the body runs unchanged, once per trip, in closures that share the
     function's names (``nonlocal``; a bare ``name: object`` annotation
@@ -83,6 +92,7 @@ import libcst as cst
 
 from codemods.analysis.bindings import target_names
 from codemods.analysis.helper_names import hint_of, is_outlined
+from codemods.analysis.host_loops import host_loop
 from codemods.analysis.nodes import NESTED_SCOPES, body_statements, dotted_name
 from codemods.analysis.outline import (
     OutlineRefusal,
@@ -176,6 +186,10 @@ class OutlineLoop(LoopRule):
         if nothing:
             self.report(original, message, "none", note=nothing)
             return updated
+        host = self._host_work(original, func)
+        if host:
+            self.report(original, message, "none", note=host)
+            return updated
         whole = not self._body_ops(original, func)
         little = self._little_to_capture(original, func) if whole else ""
         if little:
@@ -236,6 +250,32 @@ class OutlineLoop(LoopRule):
             f"too little to capture: the loop holds no tensor op of its own, so outlining it would bring "
             f"{ops} into a graph, not worth a frame Dynamo guards and resumes on every call"
         )
+
+    def _host_work(self, loop: Loop, func: cst.FunctionDef) -> str:
+        """Why ``loop`` is host work not worth a frame per trip (:mod:`codemods.analysis.host_loops`),
+        or "": it, a loop in its body or a loop around it runs over values read from the device."""
+        for candidate in (loop, *self._around(loop, func)):
+            found = host_loop(candidate)
+            if found is not None:
+                return (
+                    f"host work: the loop at line {self.line_of(found)} runs over values read from the device, "
+                    f"and the work around it is bookkeeping sized by them; a frame per trip would cost more "
+                    f"than it captures: leave it eager (`@torch.compiler.disable` on `{func.name.value}` "
+                    f"says so and saves its compile)"
+                )
+        return ""
+
+    def _around(self, loop: Loop, func: cst.FunctionDef) -> list[Loop]:
+        """The loops of ``func``'s own code that hold ``loop``."""
+
+        def enter(node: cst.CSTNode) -> bool:
+            return node is not loop and type(node) not in NESTED_SCOPES
+
+        return [
+            node
+            for node in walk.descendants(func.body, enter=enter)
+            if isinstance(node, (cst.For, cst.While)) and any(inner is loop for inner in walk.descendants(node))
+        ]
 
     def _apart(self, loop: Loop, func: cst.FunctionDef) -> list[Loop]:
         """``loop`` and the outermost other loops of ``func`` that skip the frame on their own and

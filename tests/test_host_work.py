@@ -1,0 +1,123 @@
+"""GBF002 leaves host work eager: loops over values read from the device, and loops around or in them.
+
+A loop that walks the Python numbers ``.tolist()`` copied off a tensor is
+bookkeeping on the host; a frame per trip around it, or around the loop
+that holds it, costs more than the few index ops it would capture. Other
+breaking loops of the same function keep their rewrite.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from codemods.analysis.host_loops import host_loop, reads_device_values
+from rewriter.engine.config import Settings
+from rewriter.engine.pipeline import transform_source
+
+
+def expression(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)
+
+
+@pytest.mark.parametrize(
+    "iterable",
+    [
+        "grid.tolist()",
+        "enumerate(types.tolist())",
+        "itertools.groupby(enumerate(types.tolist()), lambda pair: pair[1])",
+        "zip(names, lengths.tolist())",
+        "reversed(sorted(x.tolist()))",
+    ],
+)
+def test_iterables_that_walk_values_read_from_the_device(iterable: str) -> None:
+    assert reads_device_values(expression(iterable))
+
+
+@pytest.mark.parametrize(
+    "iterable",
+    [
+        "grid",
+        "range(n)",
+        "enumerate(self.layers)",
+        "grid.tolist",
+        "sorted(items, key=x.tolist())",
+        "torch.split(x, lengths.tolist())",
+    ],
+)
+def test_iterables_that_do_not(iterable: str) -> None:
+    assert not reads_device_values(expression(iterable))
+
+
+def loop_of(code: str) -> cst.For:
+    statement = cst.parse_module(code).body[0]
+    assert isinstance(statement, cst.For)
+    return statement
+
+
+def test_a_loop_holding_one_in_its_body_is_host_work() -> None:
+    outer = loop_of("for row in x:\n    for a in row.tolist():\n        print(a)\n")
+    found = host_loop(outer)
+    assert found is not None and found is not outer
+
+
+def test_a_function_the_body_defines_is_not_the_loop_s_own_code() -> None:
+    outer = loop_of("for row in x:\n    def f():\n        for a in row.tolist():\n            print(a)\n    f()\n")
+    assert host_loop(outer) is None
+
+
+HEADER = "import itertools\nimport torch\n\n"
+
+
+def gbf002(code: str):
+    source = HEADER + code
+    outcome = transform_source(source, "/project/positions.py", Settings(select=("GBF002",), reach="all"))
+    return {f.line - HEADER.count("\n"): f for f in outcome.findings}, outcome.new_text
+
+
+def test_a_breaking_loop_over_values_read_from_the_device_has_no_fix() -> None:
+    found, new_text = gbf002(
+        "def f(x, grid):\n"
+        "    out = []\n"
+        "    for t, h in grid.tolist():\n"
+        "        idx = torch.arange(t * h).reshape(t, h)\n"
+        "        out.append(idx[idx > 1])\n"
+        "    return torch.cat(out) + x\n"
+    )
+    assert new_text is None
+    assert found[3].fix == "none"
+    assert found[3].note.startswith("host work: the loop at line 6 runs over values read from the device")
+    assert "`@torch.compiler.disable` on `f`" in found[3].note
+
+
+def test_the_loop_around_a_host_loop_and_a_loop_in_it_have_no_fix() -> None:
+    found, new_text = gbf002(
+        "def f(ids, types):\n"
+        "    out = []\n"
+        "    for row in range(ids.shape[0]):\n"
+        "        kinds = types[row][types[row] >= 0]\n"
+        "        runs = [k for k, _ in itertools.groupby(kinds.tolist())]\n"
+        "        for key, group in itertools.groupby(enumerate(kinds.tolist()), lambda p: p[1]):\n"
+        "            runs.append(key)\n"
+        "        for kind in runs:\n"
+        "            out.append(torch.arange(kind) + int(ids[row].sum().item()))\n"
+        "    return torch.cat(out)\n"
+    )
+    assert new_text is None
+    assert sorted(found) == [3, 8]
+    assert all(f.fix == "none" and f.note.startswith("host work: the loop at line 9") for f in found.values())
+
+
+def test_another_breaking_loop_of_the_function_keeps_its_rewrite() -> None:
+    found, new_text = gbf002(
+        "def f(x, grid, layers):\n"
+        "    sizes = [t * h for t, h in grid.tolist()]\n"
+        "    for t, h in grid.tolist():\n"
+        "        sizes.append(t + h)\n"
+        "    for layer in layers:\n"
+        "        x = layer(x) * 2\n"
+        "        print(x.sum().item())\n"
+        "    return x + len(sizes)\n"
+    )
+    assert found[5].fix == "safe"
+    assert new_text is not None and "def _gbfix_" in new_text
