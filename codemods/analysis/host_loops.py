@@ -22,26 +22,17 @@ from typing import Optional, Union
 
 import libcst as cst
 
-from codemods.analysis.nodes import NESTED_SCOPES, dotted_name
+from codemods.analysis.nodes import ITEM_BUILTINS, NESTED_SCOPES, dotted_name
 from codemods.fastcst import walk
 
 #: calls whose result runs over (some of) the items of their positional arguments
-_PASS_ITEMS = frozenset(
-    {
-        "enumerate",
-        "zip",
-        "reversed",
-        "sorted",
-        "list",
-        "tuple",
-        "iter",
-        "itertools.groupby",
-        "groupby",
-        "itertools.islice",
-        "itertools.chain",
-        "itertools.pairwise",
-    }
-)
+_PASS_ITEMS = ITEM_BUILTINS | {
+    "itertools.groupby",
+    "groupby",
+    "itertools.islice",
+    "itertools.chain",
+    "itertools.pairwise",
+}
 
 
 def reads_device_values(iterable: cst.BaseExpression) -> bool:

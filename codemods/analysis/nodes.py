@@ -10,6 +10,8 @@ from codemods.fastcst import walk
 
 #: nodes whose body is a scope of its own: code under them is not the enclosing function's
 NESTED_SCOPES = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef)
+#: builtins whose result runs over (some of) the items of their first argument (``zip``: of each)
+ITEM_BUILTINS = frozenset({"enumerate", "zip", "reversed", "sorted", "list", "tuple", "iter"})
 
 
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:

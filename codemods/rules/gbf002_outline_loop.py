@@ -93,7 +93,7 @@ import libcst as cst
 from codemods.analysis.bindings import target_names
 from codemods.analysis.helper_names import hint_of, is_outlined
 from codemods.analysis.host_loops import host_loop
-from codemods.analysis.nodes import NESTED_SCOPES, body_statements, dotted_name
+from codemods.analysis.nodes import ITEM_BUILTINS, NESTED_SCOPES, body_statements, dotted_name
 from codemods.analysis.outline import (
     OutlineRefusal,
     build_outline,
@@ -159,10 +159,23 @@ class OutlineLoop(LoopRule):
         ),
     )
 
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)
+        #: the loops around the node being visited, each with the depth of ``self.functions`` it lies at
+        self._open_loops: list[tuple[Loop, int]] = []
+
+    def visit_For(self, node: cst.For) -> None:
+        self._open_loops.append((node, len(self.functions)))
+
+    def visit_While(self, node: cst.While) -> None:
+        self._open_loops.append((node, len(self.functions)))
+
     def leave_For(self, original_node: cst.For, updated_node: cst.For):
+        self._open_loops.pop()
         return self._leave_loop(original_node, updated_node)
 
     def leave_While(self, original_node: cst.While, updated_node: cst.While):
+        self._open_loops.pop()
         return self._leave_loop(original_node, updated_node)
 
     def _unrollable(self, loop: Loop, func: cst.FunctionDef) -> bool:
@@ -254,7 +267,7 @@ class OutlineLoop(LoopRule):
     def _host_work(self, loop: Loop, func: cst.FunctionDef) -> str:
         """Why ``loop`` is host work not worth a frame per trip (:mod:`codemods.analysis.host_loops`),
         or "": it, a loop in its body or a loop around it runs over values read from the device."""
-        for candidate in (loop, *self._around(loop, func)):
+        for candidate in (loop, *self._around()):
             found = host_loop(candidate)
             if found is not None:
                 return (
@@ -265,17 +278,10 @@ class OutlineLoop(LoopRule):
                 )
         return ""
 
-    def _around(self, loop: Loop, func: cst.FunctionDef) -> list[Loop]:
-        """The loops of ``func``'s own code that hold ``loop``."""
-
-        def enter(node: cst.CSTNode) -> bool:
-            return node is not loop and type(node) not in NESTED_SCOPES
-
-        return [
-            node
-            for node in walk.descendants(func.body, enter=enter)
-            if isinstance(node, (cst.For, cst.While)) and any(inner is loop for inner in walk.descendants(node))
-        ]
+    def _around(self) -> list[Loop]:
+        """The loops of the enclosing function's own code that hold the loop being left."""
+        depth = len(self.functions)
+        return [loop for loop, at in self._open_loops if at == depth]
 
     def _apart(self, loop: Loop, func: cst.FunctionDef) -> list[Loop]:
         """``loop`` and the outermost other loops of ``func`` that skip the frame on their own and
@@ -283,14 +289,14 @@ class OutlineLoop(LoopRule):
         out, whatever becomes of ``loop``. (This rule sees a loop GBF001 unrolled, or one GBF009 took a
         read out of, as they left it: per-trip calls of a function, or a loop with no break.)"""
         inside = {id(node) for node in walk.descendants(loop)}
+        around = {id(node) for node in self._around()}
         found: list[Loop] = [loop]
 
         def enter(node: cst.CSTNode) -> bool:
             if node is loop or type(node) in NESTED_SCOPES:
                 return False
             if isinstance(node, (cst.For, cst.While)) and id(node) not in inside:
-                holds = any(inner is loop for inner in walk.descendants(node))
-                if not holds and self.skipping_breaks(node):
+                if id(node) not in around and self.skipping_breaks(node):
                     found.append(node)
                     return False
             return True
@@ -313,7 +319,7 @@ def _loop_hint(loop: Loop) -> str:
         return ""
     iterable = loop.iter
     if isinstance(iterable, cst.Call):
-        wraps = dotted_name(iterable.func) in _WRAPPERS and iterable.args and not iterable.args[0].keyword
+        wraps = dotted_name(iterable.func) in ITEM_BUILTINS and iterable.args and not iterable.args[0].keyword
         if not wraps:
             return ""  # `range(n)`: a count, not a collection
         iterable = iterable.args[0].value
@@ -334,10 +340,6 @@ def _generator_outside(func: cst.FunctionDef, loop: Loop) -> bool:
         return node is not loop and type(node) not in NESTED_SCOPES
 
     return any(isinstance(node, cst.GeneratorExp) for node in walk.descendants(func.body, enter=enter))
-
-
-#: calls that run over their first argument's items
-_WRAPPERS = frozenset({"enumerate", "zip", "reversed", "sorted", "list", "tuple", "iter"})
 
 
 def _step_hint(loop: Loop) -> str:
