@@ -8,6 +8,7 @@ import glob
 import io
 import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 import libcst as cst
 import pytest
@@ -109,6 +110,24 @@ def test_process_file_leaves_the_collector_as_it_found_it(tmp_path, enabled):
         gc.enable() if was else gc.disable()
 
 
+def test_the_index_pass_leaves_the_collector_on_in_its_workers_and_as_it_was_here(tmp_path):
+    """The linker pauses the collector while summaries arrive; the workers it forks must not inherit that."""
+    for number in range(batch._POOL_THRESHOLD + 2):
+        (tmp_path / f"m{number}.py").write_text(LOOP)
+    paths = sorted(str(p) for p in tmp_path.iterdir())
+    assert gc.isenabled()
+    project = batch.build_project(paths, Settings(), jobs=2)
+    assert gc.isenabled()
+    assert len(project.files) == len(paths)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        with ProcessPoolExecutor(max_workers=1, initializer=batch._start_index_worker) as pool:
+            assert pool.submit(gc.isenabled).result()
+    finally:
+        gc.enable() if was else gc.disable()
+
+
 def _loop_rule_cases():
     from tests.golden import GOLDEN
 
@@ -125,6 +144,19 @@ def test_the_loop_rules_leave_no_tree_in_a_reference_cycle(fix_mode):
     ``ast.literal_eval`` leaves a few cycles of its own closures: no tree.)
     """
     settings = Settings(fix_mode=fix_mode, torch_only=False, reach="all")
+    _assert_no_tree_in_cycles(_loop_rule_cases(), lambda path: batch._process_file(path, settings))
+
+
+def test_the_index_pass_leaves_no_tree_in_a_reference_cycle():
+    """The index pass reads every file with the collector paused too (``batch._summaries``)."""
+    from tests.golden import GOLDEN
+
+    paths = sorted(glob.glob(os.path.join(GOLDEN, "*", "*.py")))
+    assert len(paths) > 50
+    _assert_no_tree_in_cycles(paths, lambda path: batch.summarise_file(os.path.abspath(path)))
+
+
+def _assert_no_tree_in_cycles(paths, read) -> None:
     was = gc.isenabled()
     gc.collect()
     gc.disable()
@@ -132,8 +164,8 @@ def test_the_loop_rules_leave_no_tree_in_a_reference_cycle(fix_mode):
     gc.freeze()
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
-        for path in _loop_rule_cases():
-            batch._process_file(path, settings)
+        for path in paths:
+            read(path)
             gc.collect()
             nodes = [type(o).__name__ for o in gc.garbage if isinstance(o, (cst.CSTNode, ast.AST))]
             gc.garbage.clear()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from codemods.analysis.host_loops import host_loop, reads_device_values
+from codemods.analysis.host_loops import device_value_names, host_loop, reads_device_values
 from rewriter.engine.config import Settings
 from rewriter.engine.pipeline import transform_source
 
@@ -47,6 +47,37 @@ def test_iterables_that_walk_values_read_from_the_device(iterable: str) -> None:
 )
 def test_iterables_that_do_not(iterable: str) -> None:
     assert not reads_device_values(expression(iterable))
+
+
+def function_of(code: str) -> cst.FunctionDef:
+    statement = cst.parse_module(code).body[0]
+    assert isinstance(statement, cst.FunctionDef)
+    return statement
+
+
+@pytest.mark.parametrize(
+    ("body", "names"),
+    [
+        ("    sizes = grid.tolist()\n", {"sizes"}),
+        ("    sizes = enumerate(grid.tolist())\n    if c:\n        sizes = zip(a.tolist(), b.tolist())\n", {"sizes"}),
+        ("    sizes = grid.tolist()\n    sizes = [1, 2]\n", set()),
+        ("    sizes = grid.tolist()\n    sizes += [3]\n", set()),
+        ("    sizes = grid.tolist()\n    for sizes in rows:\n        pass\n", set()),
+        ("    grid = grid.tolist()\n", set()),
+        ("    a = b = grid.tolist()\n", set()),
+        ("    def g():\n        sizes = grid.tolist()\n", set()),
+        ("    sizes = grid.tolist\n", set()),
+    ],
+)
+def test_names_bound_only_to_values_read_from_the_device(body: str, names: set[str]) -> None:
+    """A parameter, another binding or a nested function's own name may hold anything."""
+    assert device_value_names(function_of("def f(x, grid, a, b, c, rows):\n" + body)) == names
+
+
+def test_a_loop_over_such_a_name_is_host_work() -> None:
+    loop = loop_of("for t, h in sizes:\n    print(t)\n")
+    assert host_loop(loop, frozenset({"sizes"})) is loop
+    assert host_loop(loop) is None
 
 
 def loop_of(code: str) -> cst.For:
@@ -88,6 +119,37 @@ def test_a_breaking_loop_over_values_read_from_the_device_has_no_fix() -> None:
     assert found[3].fix == "none"
     assert found[3].note.startswith("host work: the loop at line 6 runs over values read from the device")
     assert "`@torch.compiler.disable` on `f`" in found[3].note
+
+
+def test_a_breaking_loop_over_a_name_holding_values_read_from_the_device_has_no_fix() -> None:
+    found, new_text = gbf002(
+        "def f(x, grid):\n"
+        "    sizes = grid.tolist()\n"
+        "    out = []\n"
+        "    for t, h in sizes:\n"
+        "        idx = torch.arange(t * h).reshape(t, h)\n"
+        "        out.append(idx[idx > 1])\n"
+        "    return torch.cat(out) + x\n"
+    )
+    assert new_text is None
+    assert found[4].fix == "none"
+    assert found[4].note.startswith("host work: the loop at line 7 runs over values read from the device")
+
+
+def test_a_breaking_loop_over_a_name_bound_to_something_else_too_keeps_its_rewrite() -> None:
+    found, new_text = gbf002(
+        "def f(x, grid):\n"
+        "    sizes = grid.tolist()\n"
+        "    if x.dim() > 1:\n"
+        "        sizes = [(1, 2)]\n"
+        "    out = []\n"
+        "    for t, h in sizes:\n"
+        "        idx = torch.arange(t * h).reshape(t, h)\n"
+        "        out.append(idx[idx > 1])\n"
+        "    return torch.cat(out) + x\n"
+    )
+    assert found[6].fix == "safe"
+    assert new_text is not None
 
 
 def test_the_loop_around_a_host_loop_and_a_loop_in_it_have_no_fix() -> None:

@@ -72,15 +72,15 @@ class NameUse:
 
 
 class _NameVisitor(cst.CSTVisitor):
-    def __init__(self, use: NameUse, exclude: cst.CSTNode | None = None) -> None:
+    def __init__(self, use: NameUse, exclude: Iterable[cst.CSTNode] = ()) -> None:
         self.use = use
-        self.exclude = exclude
+        self.excluded = {id(node) for node in exclude}
         self.nested = 0
         #: depth inside helpers gbfix generated; they run where they are defined
         self.generated = 0
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if node is self.exclude or type(node) in walk.TRIVIA:
+        if id(node) in self.excluded or type(node) in walk.TRIVIA:
             return False  # whitespace and punctuation bind and read nothing
         return super().on_visit(node)
 
@@ -287,8 +287,8 @@ def name_use(nodes: Iterable[cst.CSTNode]) -> NameUse:
     return use
 
 
-def function_scope_use(func: cst.FunctionDef, exclude: cst.CSTNode | None = None) -> NameUse:
-    """Names of a function's own scope, parameters included, ignoring ``exclude``."""
+def function_scope_use(func: cst.FunctionDef, *exclude: cst.CSTNode) -> NameUse:
+    """Names of a function's own scope, parameters included, ignoring the nodes ``exclude``."""
     use = NameUse()
     walk.visit(func.body, _NameVisitor(use, exclude))
     params = func.params

@@ -86,7 +86,7 @@ def plan_outline(stmt: cst.BaseStatement, func: cst.FunctionDef) -> Union[Outlin
     use = name_use([stmt])
     if use.global_decl or use.nonlocal_decl:
         return OutlineRefusal("it declares `global` or `nonlocal`")
-    outside = function_scope_use(func, exclude=stmt)
+    outside = function_scope_use(func, stmt)
     plan = OutlinePlan(returns=exits.returns)
     for name in sorted(use.bound):
         if is_generated(name):

@@ -376,7 +376,7 @@ def plan_unroll(
     if set(targets) & use.closure_read:
         return Refusal("a closure in the loop body captures the loop variable")
 
-    outside = function_scope_use(func, exclude=loop)
+    outside = function_scope_use(func, loop)
     if loop.orelse is not None:
         # The ``else`` body runs after the calls, in the parent: its names are the parent's.
         orelse = name_use([loop.orelse])

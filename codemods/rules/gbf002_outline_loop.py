@@ -61,7 +61,8 @@ Rewritten
     slower, eager and inductor backends).
 
     A loop that runs over values read from the device (``for t, h, w in
-    grid.tolist()``, ``itertools.groupby(enumerate(types.tolist()), ...)``),
+    grid.tolist()``, ``itertools.groupby(enumerate(types.tolist()), ...)``,
+    or a name the function binds to such values and nothing else),
     a loop holding one, or a loop inside one, is host work: index tensors
     sized by those numbers (position ids, window indices). The finding has
     no fix and suggests ``@torch.compiler.disable``: a frame per trip runs a
@@ -92,7 +93,7 @@ import libcst as cst
 
 from codemods.analysis.bindings import target_names
 from codemods.analysis.helper_names import hint_of, is_outlined
-from codemods.analysis.host_loops import host_loop
+from codemods.analysis.host_loops import device_value_names, host_loop
 from codemods.analysis.nodes import ITEM_BUILTINS, NESTED_SCOPES, body_statements, dotted_name
 from codemods.analysis.outline import (
     OutlineRefusal,
@@ -267,8 +268,9 @@ class OutlineLoop(LoopRule):
     def _host_work(self, loop: Loop, func: cst.FunctionDef) -> str:
         """Why ``loop`` is host work not worth a frame per trip (:mod:`codemods.analysis.host_loops`),
         or "": it, a loop in its body or a loop around it runs over values read from the device."""
+        names = device_value_names(func)
         for candidate in (loop, *self._around()):
-            found = host_loop(candidate)
+            found = host_loop(candidate, names)
             if found is not None:
                 return (
                     f"host work: the loop at line {self.line_of(found)} runs over values read from the device, "

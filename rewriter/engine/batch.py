@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from typing import Iterator, Optional, Sequence
 
 import libcst as cst
@@ -47,18 +48,27 @@ def process_file(
     (without it, the file is its own project).
 
     It runs on a thread with a deep stack (:mod:`rewriter.engine.nesting`),
-    so deeply nested valid code is rewritten rather than refused. The cyclic
-    garbage collector is paused while the file is processed: the trees of
-    one file are up to millions of objects that live until the file is
-    done, and a collector that walks them again and again as they grow
-    only costs time. The analysis makes no reference cycles of its own
-    (tests/test_batch.py), so the trees go when the file is done; what else
-    is left in cycles is collected then.
+    so deeply nested valid code is rewritten rather than refused, with the
+    cyclic garbage collector paused (:func:`collector_paused`).
+    """
+    with collector_paused():
+        return on_deep_stack(_process_file, path, settings, data, project)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while one file is read, and a young collection after.
+
+    The trees of one file are up to millions of objects that live until the
+    file is done, and a collector that walks them again and again as they
+    grow only costs time (a fifth of the index pass). The analysis makes no
+    reference cycles of its own (tests/test_batch.py), so the trees go when
+    the file is done; what else is left in cycles is collected then.
     """
     paused = gc.isenabled()
     gc.disable()
     try:
-        return on_deep_stack(_process_file, path, settings, data, project)
+        yield
     finally:
         if paused:
             gc.enable()
@@ -190,6 +200,12 @@ def _start_worker(settings: Settings) -> None:
     gc.freeze()
 
 
+def _start_index_worker() -> None:
+    # Forked while this process has the collector paused: each file pauses it on its own.
+    gc.enable()
+    _die_with_parent()
+
+
 def _die_with_parent() -> None:
     """End this worker when the process that started it ends, however it ends.
 
@@ -226,7 +242,11 @@ def _chunk(paths: Sequence[str], facts: Sequence[ProjectFacts]) -> list[FileResu
 
 
 def _summaries(paths: Sequence[str]) -> list[Optional[FileSummary]]:
-    return [summarise_file(os.path.abspath(p)) for p in paths]
+    found = []
+    for path in paths:
+        with collector_paused():
+            found.append(summarise_file(os.path.abspath(path)))
+    return found
 
 
 def build_project(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Project:
@@ -237,10 +257,13 @@ def build_project(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Pr
     if jobs == 1 or len(paths) < _POOL_THRESHOLD:
         return link(_summaries(paths), settings, where)
     found: list[Optional[FileSummary]] = []
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent) as pool:
-        for part in pool.map(_summaries, chunks_of(paths, jobs)):
-            found.extend(part)
-    return link(found, settings, where)
+    # The summaries and the links between them are many small objects that live until
+    # the facts are read: a collector walking them as they grow only costs time.
+    with collector_paused():
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_index_worker) as pool:
+            for part in pool.map(_summaries, chunks_of(paths, jobs)):
+                found.extend(part)
+        return link(found, settings, where)
 
 
 def project_facts(paths: Sequence[str], settings: Settings, jobs: int = 0) -> dict[str, ProjectFacts]:
