@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from codemods.fastcst import walk
 from codemods.fastcst.positions import LazyPositionProvider
 from tests import generated
 
@@ -38,7 +39,8 @@ TRICKY = {
 
 
 def _assert_same(source: str) -> int:
-    wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+    module = cst.parse_module(source)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     expected = wrapper.resolve(PositionProvider)
     got = wrapper.resolve(LazyPositionProvider)
     assert set(got) == set(expected)
@@ -47,7 +49,40 @@ def _assert_same(source: str) -> int:
         assert got.get(node) == position
     assert dict(got.items()) == dict(expected)
     assert list(got.values()) == [got[node] for node in got]
+    _assert_same_by_statement(module, source, expected)
     return len(expected)
+
+
+def _assert_same_by_statement(module: cst.Module, source: str, expected) -> None:
+    """With the text, each question generates only the top-level statement that holds the node:
+    asked from the last node back, no question about a node in a statement generates the whole
+    module, unless the text holds a statement's code twice."""
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True, cache={LazyPositionProvider: source})
+    whole = []
+    original = LazyPositionProvider._gen_impl
+
+    def counted(self, tree):
+        whole.append(tree)
+        original(self, tree)
+
+    LazyPositionProvider._gen_impl = counted
+    try:
+        got = wrapper.resolve(LazyPositionProvider)
+        in_statements = [
+            node
+            for statement in module.body
+            for node in walk.descendants(statement, enter=lambda n: type(n) not in walk.TRIVIA)
+            if node in expected
+        ]
+        for node in reversed(in_statements):
+            assert got[node] == expected[node], (type(node).__name__, expected[node], got[node])
+        codes = [module.code_for_node(statement) for statement in module.body]
+        if "\r" not in source and all(source.count(code) == 1 for code in codes):
+            assert not whole, "a node of a statement generated the whole module"
+        for node, position in expected.items():
+            assert got.get(node) == position, (type(node).__name__, position, got.get(node))
+    finally:
+        LazyPositionProvider._gen_impl = original
 
 
 @pytest.mark.parametrize("path", GOLDEN, ids=lambda p: os.path.relpath(p, ROOT))

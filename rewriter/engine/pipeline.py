@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import difflib
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Any, Optional
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -27,6 +27,7 @@ from libcst.codemod import CodemodContext
 from codemods.analysis.breaks import BreakProvider
 from codemods.analysis.helper_names import first_free_number
 from codemods.analysis.reach import NO_FACTS, ProjectFacts
+from codemods.fastcst.positions import LazyPositionProvider
 from codemods.fastcst.walk import ReadOnlyMetadataWrapper, all_distinct
 from codemods.rules.base import Finding, RecordedSkip, RuleOptions
 from codemods.rules.registry import REGISTRY
@@ -79,20 +80,27 @@ def rule_options(settings: Settings, text: str, path: str, project: ProjectFacts
     )
 
 
-def _wrapper(module: cst.Module, options: RuleOptions, skip_copy: bool) -> ReadOnlyMetadataWrapper:
-    """Metadata for ``module``; the break analysis gets the file's table of calls into other files."""
-    return ReadOnlyMetadataWrapper(module, unsafe_skip_copy=skip_copy, cache={BreakProvider: options.project.external})
+def _wrapper(
+    module: cst.Module, options: RuleOptions, skip_copy: bool, text: Optional[str] = None
+) -> ReadOnlyMetadataWrapper:
+    """Metadata for ``module``; the break analysis gets the file's table of calls into other files, and
+    positions the text ``module`` was parsed from, when it is that (they need generate less of it)."""
+    cache: dict[Any, object] = {BreakProvider: options.project.external}
+    if text is not None:
+        cache[LazyPositionProvider] = text
+    return ReadOnlyMetadataWrapper(module, unsafe_skip_copy=skip_copy, cache=cache)
 
 
 def _run_rules(
-    module: cst.Module, codes: tuple[str, ...], options: RuleOptions, path: str
+    module: cst.Module, codes: tuple[str, ...], options: RuleOptions, path: str, text: Optional[str] = None
 ) -> tuple[cst.Module, list[Finding], set[int], list[str]]:
+    """Each of ``codes`` in turn on ``module`` (parsed from ``text``, when given)."""
     findings: list[Finding] = []
     used: set[int] = set()
     changed_by: list[str] = []
     original = sorted(options.suppressions)
     to_original = {line: line for line in original}
-    wrapper = _wrapper(module, options, True)
+    wrapper = _wrapper(module, options, True, text)
     result = module
     for index, code in enumerate(codes):
         rule = REGISTRY[code](CodemodContext(filename=path), options)
@@ -209,7 +217,7 @@ def _transform_view(
     """The rules run on ``view`` of ``text``; None when a skeleton's blanked parts cannot be put back."""
     module = cst.parse_module(view.text)
     options = rule_options(settings, view.text, path, project)
-    new_module, findings, used, changed_by = _run_rules(module, codes, options, path)
+    new_module, findings, used, changed_by = _run_rules(module, codes, options, path, view.text)
     findings.sort(key=lambda f: (f.line, f.col, f.code))
     # A skeleton blanks comments too: suppressions are the whole file's.
     unused = tuple(sorted(set(parse_suppressions(text)) - used))
@@ -253,7 +261,7 @@ def _self_check(
     except (SyntaxError, cst.ParserSyntaxError) as exc:
         raise SelfCheckError(f"{rules} produced code that does not parse ({exc}); file left unchanged") from None
     options = rule_options(settings, new_text, path, project)
-    _, _, _, changed_again = _run_rules(again, screening.codes or settings.active_codes, options, path)
+    _, _, _, changed_again = _run_rules(again, screening.codes or settings.active_codes, options, path, new_text)
     if changed_again:
         raise SelfCheckError(
             f"{', '.join(changed_again)} would change the file again on a second run "
