@@ -11,9 +11,9 @@ Given the module's source as its cache (``cache={LazyPositionProvider:
 text}``), a question generates only the top-level statement that holds the
 node asked about: rules ask about a few functions, and a model file is tens
 of classes. The statement's code, generated alone from line 1, is moved to
-the one place the text holds it (the whole module is generated when that
-place is not one). tests/test_positions.py requires equal ranges for every node of the
-golden corpus and of tricky sources, asked either way.
+the one place the text holds it (the whole module is generated when there
+is no such single place). tests/test_positions.py requires equal ranges
+for every node of the golden corpus and of tricky sources, asked either way.
 """
 
 from __future__ import annotations

@@ -57,7 +57,8 @@ def process_file(
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while one file is read, and a young collection after.
+    """The cyclic garbage collector off for the block (a file read, the summaries linked), and a
+    young collection after.
 
     The trees of one file are up to millions of objects that live until the
     file is done, and a collector that walks them again and again as they
