@@ -1,4 +1,5 @@
-"""GBF002 leaves a loop alone when outlining it whole would capture too little.
+"""GBF002 leaves a loop alone when outlining it whole would capture too little; GBF003 and
+GBF004 leave a block alone when outlining it would capture nothing.
 
 A loop whose body holds no tensor op of its own is outlined whole: its trips
 still run eagerly, and what comes into a graph is the function's work outside
@@ -6,9 +7,17 @@ the loop. With a single op there, the compiled frame Dynamo then guards and
 resumes on every call costs more than it saves, so the finding is reported
 without a fix; more work outside the loop, a generator expression (a frame a
 skipped caller runs eagerly) or tensor work in the body keeps the rewrite.
+
+An outlined ``with`` or ``try`` block runs eagerly in its helper, so where every
+tensor op of the function is in the block, the outline brings nothing into a
+graph: the finding is reported without a fix (and, for a ``with``, the split
+that ``--unsafe-fixes`` would make is named). An op or a comprehension outside
+the block keeps the outline.
 """
 
 from __future__ import annotations
+
+import pytest
 
 from rewriter.engine.config import Settings
 from rewriter.engine.pipeline import transform_source
@@ -137,3 +146,109 @@ def test_a_generator_expression_in_a_nested_function_is_that_function_s_own() ->
     )
     assert new_text is None
     assert finding.fix == "none" and finding.note.startswith("too little to capture")
+
+
+TRACKER = (
+    "import torch\n"
+    "\n"
+    "class Tracker:\n"
+    "    def __enter__(self):\n"
+    "        return self\n"
+    "\n"
+    "    def __exit__(self, *exc):\n"
+    "        return False\n"
+    "\n"
+)
+
+OPS_ONLY_IN_WITH = TRACKER + (
+    "def fn(x):\n    with Tracker():\n        x = x * 2\n        print('scaled')\n        x = x + 1\n    return x\n"
+)
+
+#: OPS_ONLY_IN_WITH as GBF003 outlined it before it asked what the outline captures
+OUTLINED = TRACKER + (
+    "def fn(x):\n"
+    "    def _gbfix_with_1():\n"
+    "        nonlocal x\n"
+    "        with Tracker():\n"
+    "            x = x * 2\n"
+    "            print('scaled')\n"
+    "            x = x + 1\n"
+    "\n"
+    "    _gbfix_with_1()\n"
+    "    return x\n"
+)
+
+
+def block_finding(source: str, code: str, fix_mode: str = "safe"):
+    settings = Settings(select=(code,), reach="all", fix_mode=fix_mode)  # type: ignore[arg-type]
+    outcome = transform_source(source, "/project/case.py", settings)
+    found = [f for f in outcome.findings if f.code == code]
+    assert len(found) == 1, outcome.findings
+    return found[0], outcome.new_text
+
+
+def test_a_with_block_holding_every_op_of_the_function_is_reported_without_a_fix() -> None:
+    finding, new_text = block_finding(OPS_ONLY_IN_WITH, "GBF003")
+    assert new_text is None
+    assert finding.fix == "none"
+    assert finding.note.startswith("nothing to capture by an outline: every tensor op of the function is in the block")
+    # the split captures the block's ops; it needs --unsafe-fixes, and the finding says so
+    assert finding.unsafe_alternative.startswith("split the block around the break")
+    assert "its 2 inline tensor ops" in finding.message
+
+
+def test_with_unsafe_fixes_the_block_is_split_and_its_ops_captured() -> None:
+    finding, new_text = block_finding(OPS_ONLY_IN_WITH, "GBF003", fix_mode="unsafe")
+    assert finding.fix == "unsafe" and finding.applied
+    assert new_text is not None and "_gbfix_" not in new_text and new_text.count("with Tracker():") == 2
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(("    return x\n", "    return x.relu()\n"), id="an-op-after-the-block"),
+        pytest.param(("def fn(x):\n", "def fn(x, xs):\n    xs = [t.sum() for t in xs]\n"), id="a-comprehension"),
+    ],
+)
+def test_work_outside_the_block_keeps_the_outline(edit) -> None:
+    source = OPS_ONLY_IN_WITH.replace(*edit)
+    assert source != OPS_ONLY_IN_WITH
+    finding, new_text = block_finding(source, "GBF003")
+    assert finding.fix == "safe" and finding.note == ""
+    assert new_text is not None and "_gbfix_with_1()" in new_text
+
+
+def test_a_try_holding_every_op_of_the_function_is_reported_without_a_fix() -> None:
+    source = (
+        "import torch\n\nLOG = []\n\n"
+        "def fn(x):\n"
+        "    try:\n"
+        "        x = x.abs() + 1\n"
+        "        print('in try')\n"
+        "    finally:\n"
+        "        LOG.append(x.sum())\n"
+        "    return x\n"
+    )
+    finding, new_text = block_finding(source, "GBF004")
+    assert new_text is None and finding.fix == "none"
+    assert finding.note.startswith("nothing to capture by an outline")
+    finding, new_text = block_finding(source.replace("    return x\n", "    return x * 2\n"), "GBF004")
+    assert finding.fix == "safe" and new_text is not None and "_gbfix_try_1()" in new_text
+
+
+@pytest.mark.torch_run
+def test_measured_the_outline_of_a_block_holding_every_op_captures_nothing() -> None:
+    """The outline gbfix no longer makes: the function compiles around the helper, but no op
+    comes into a graph, and the helper is skipped in its place."""
+    import torch
+
+    from rewriter.runtime.measure import measure
+
+    counts = {}
+    for name, source in (("as written", OPS_ONLY_IN_WITH), ("outlined", OUTLINED)):
+        namespace: dict = {}
+        exec(compile(source, f"<{name}>", "exec"), namespace)
+        _, stats = measure(namespace["fn"], (torch.ones(3),), coverage=False)
+        counts[name] = (stats.ops, stats.frames_skipped)
+    assert counts["as written"] == (0, 1)
+    assert counts["outlined"] == (0, 1)

@@ -34,7 +34,7 @@ def f(xs, cm):
     with cm:
         print(total)
         total = torch.relu(total)
-    return total
+    return total * 2
 """
 
 

@@ -224,7 +224,7 @@ def test_recorded_lines_follow_their_statements_across_rules(tmp_path):
         "def a(x):\n    for i in range(3):\n        x = lib.audit(x) + i\n    return x\n\n\n"
         "class CM:\n    def __enter__(self):\n        return self\n\n"
         "    def __exit__(self, *exc):\n        return False\n\n\n"
-        "def b(x):\n    with CM():\n        x = x + 1\n        lib.audit(x)\n    return x\n\n\n"
+        "def b(x):\n    with CM():\n        x = x + 1\n        lib.audit(x)\n    return x * 2\n\n\n"
         "def c(x, n):\n    while n < 3:\n        n += 1\n        x = lib.audit(x)\n    return x\n"
     )
     path = str(tmp_path / "m.py")

@@ -3,7 +3,9 @@
 Both find a block statement inside a function that holds a graph break,
 and both have two fixes: split the block around the break (fast: nothing is
 skipped afterwards, but not always behaviour-preserving) or outline the
-whole block into a helper (always safe: only the helper is skipped). Of
+whole block into a helper (always safe: only the helper is skipped). An
+outline is not offered where the function runs no tensor op and no
+comprehension outside the block: it would bring nothing into a graph. Of
 nested blocks that break, the outermost is handled; statements already
 moved into a gbfix helper are left where they are.
 """
@@ -16,16 +18,19 @@ import libcst as cst
 
 from codemods.analysis.breaks import BreakProvider, BreakSite
 from codemods.analysis.helper_names import is_outlined
-from codemods.analysis.nodes import contains
+from codemods.analysis.nodes import NESTED_SCOPES, contains
 from codemods.analysis.outline import (
     OutlineRefusal,
     build_outline,
     plan_outline,
 )
 from codemods.analysis.scopes import NameScopeProvider, qualified_names
+from codemods.fastcst import walk
 from codemods.rules.base import FunctionScopedRule
 
 Block = Union[cst.With, cst.Try]
+
+_COMPREHENSIONS = walk.node_types(cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
 class BlockRule(FunctionScopedRule):
@@ -106,6 +111,17 @@ class BlockRule(FunctionScopedRule):
             self.report(original, message, "none", note=nothing)
         return bool(nothing)
 
+    def _captures_nothing_outside(self, block: Block, func: cst.FunctionDef) -> bool:
+        """Whether ``func``'s own code outside ``block`` runs no tensor op and no comprehension (a
+        frame of its own while ``func`` is skipped, which an outline brings back inline)."""
+        if self.inline_ops(func) > self.inline_ops(func, within=block):
+            return False
+
+        def enter(node: cst.CSTNode) -> bool:
+            return node is not block and type(node) not in NESTED_SCOPES
+
+        return not any(type(node) in _COMPREHENSIONS for node in walk.descendants(func.body, enter=enter))
+
     # -- fixes ----------------------------------------------------------------
     def outline(
         self,
@@ -115,6 +131,13 @@ class BlockRule(FunctionScopedRule):
         message: str,
         unsafe_alternative: str = "",
     ) -> Union[cst.BaseStatement, cst.FlattenSentinel[cst.BaseStatement]]:
+        if self._captures_nothing_outside(original, func):
+            note = (
+                "nothing to capture by an outline: every tensor op of the function is in the block, "
+                "which the helper would run eagerly, so nothing would come into a graph"
+            )
+            self.report(original, message, "none", note=note, unsafe_alternative=unsafe_alternative)
+            return updated
         plan = plan_outline(original, func)
         if isinstance(plan, OutlineRefusal):
             self.report(original, message, "none", note=f"not outlined: {plan.reason}")

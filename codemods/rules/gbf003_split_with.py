@@ -60,6 +60,12 @@ Fix safety
     no ``as`` target would have to live across the break (Dynamo cannot
     carry the manager object over it). Otherwise the block is outlined,
     which is safe.
+
+    An outlined block runs eagerly in its helper. Where every tensor op of
+    the function is in the block and nothing else of it (no op, no
+    comprehension) would come into a graph, the finding has no fix: the
+    outline would move the skip, not remove it. It names the split that
+    ``--unsafe-fixes`` makes, which does capture the block's ops.
 """
 
 from __future__ import annotations

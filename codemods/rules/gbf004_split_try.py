@@ -55,6 +55,9 @@ Fix safety
     ``try`` is outlined instead. A ``finally`` clause, a bare
     ``except:``, ``except*``, a break not directly in the ``try`` body, or
     more than one breaking statement: the ``try`` is outlined (safe).
+    Where every tensor op of the function is in the ``try`` and nothing
+    else of it (no op, no comprehension) would come into a graph, an
+    outline would move the skip, not remove it: the finding has no fix.
 
     A name read by the breaking statement counts as surely bound when it is
     a parameter, or a local bound by a plain statement (assignment, import,
