@@ -700,10 +700,29 @@ def test_the_thinned_skeleton_finds_what_the_whole_file_does(monkeypatch: pytest
     assert _compare(monkeypatch, SUBMODULES, "/tmp/model.py", "safe", codes=structural) == "skeleton"
     outcome = engine.transform_source(SUBMODULES, "/tmp/model.py", Settings(select=structural))
     assert [f.code for f in outcome.findings] == ["GBF001"]
-    # the print in a forward is GBF010's too, which reads the whole file (its fixes may go anywhere in it)
-    assert _compare(monkeypatch, SUBMODULES, "/tmp/model.py", "safe") == "full"
+    # the print in a forward is GBF010's too: in a file that compiles nothing its fix is a guard
+    # around the call, and it reads the functions that reach the print, which a skeleton keeps whole
+    for fix_mode in ("safe", "unsafe"):
+        assert _compare(monkeypatch, SUBMODULES, "/tmp/model.py", fix_mode) == "skeleton"
     outcome = engine.transform_source(SUBMODULES, "/tmp/model.py", Settings(select=ALL_RULES))
     assert [f.code for f in outcome.findings] == ["GBF010", "GBF001"]
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(("", "\n\ncompiled = torch.compile(\n    Model(2),\n)\n"), id="compiles-a-model"),
+        pytest.param(("import torch\n", "import torch\nimport torch._dynamo\n"), id="names-dynamo"),
+    ],
+)
+def test_gbf010_reads_the_whole_of_a_file_that_compiles_or_sets_dynamo_options(
+    edit: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fix may go to the compile site, and an option set anywhere may cover the call."""
+    source = SUBMODULES + edit[1] if not edit[0] else SUBMODULES.replace(*edit)
+    assert source != SUBMODULES
+    for fix_mode in ("safe", "unsafe"):
+        assert _compare(monkeypatch, source, "/tmp/model.py", fix_mode) == "full"
 
 
 SHARED = textwrap.dedent('''\

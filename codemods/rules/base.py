@@ -82,7 +82,9 @@ class Prefilter:
     call_decorators: bool = True
     #: the rule acts on output calls (``print``, ``warnings.warn``, logging) in compiled code:
     #: some ``forward`` of the file, or any function when the file names ``compile``, must
-    #: reach one (:meth:`rewriter.prefilter.facts.ScreenFacts.may_output_in_compiled_code`)
+    #: reach one (:meth:`rewriter.prefilter.facts.ScreenFacts.may_output_in_compiled_code`).
+    #: Declaring it also says that in a file that compiles nothing and sets no Dynamo option,
+    #: the rule's findings and fixes stay inside the functions that reach such a call.
     compiled_output: bool = False
     #: the rule acts only on what a real run recorded in the file: without a recording nothing matches
     recorded_only: bool = False

@@ -73,6 +73,10 @@ HOLDER_KINDS: dict[str, tuple[type[ast.AST], ...]] = {
     "comprehension": (),
 }
 #: the word each holder kind is written with
+#: the candidates of a rule about output calls in compiled code: the functions (not nested in
+#: another) whose calls may reach an output call (``print``, ``warnings.warn``, a logging call)
+OUTPUT_KIND = "output"
+
 OPENING_WORD = {"for": "for", "while": "while", "with": "with", "try": "try", "comprehension": "for"}
 #: simple statements a comprehension may sit in
 _COMPREHENSION_HOSTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
@@ -887,14 +891,23 @@ class ScreenFacts:
         wanted = set(kinds)
         units = sorted((i for i, d in enumerate(self.defs) if d.unit), key=lambda i: self.defs[i].first)
         firsts = [self.defs[i].first for i in units]
+        heads = [head for kind, head in self._candidates if kind in wanted]
+        if OUTPUT_KIND in wanted:
+            heads += [self.defs[i].first for i in self._defs_reaching("o")[0]]
         found = []
-        for kind, head in self._candidates:
+        for head in heads:
             at = bisect_right(firsts, head) - 1
-            if kind in wanted and at >= 0 and self.defs[units[at]].last >= head:
+            if at >= 0 and self.defs[units[at]].last >= head:
                 d = self.defs[units[at]]
                 if focus is None or any(a <= d.last and d.first <= b for a, b in focus):
                     found.append(units[at])
         return found
+
+    def output_stays_in_functions(self) -> bool:
+        """Whether a rule about output calls in compiled code finds and fixes them inside the
+        functions that reach one (:data:`OUTPUT_KIND`): the file compiles nothing and sets no
+        Dynamo option, so no fix goes to a compile site and no setting covers a call."""
+        return "_dynamo" not in self.text and self.parse() and not self._may_compile()
 
 
 _STORE = re.compile(r"[ \t]*=(?!=)")

@@ -19,8 +19,10 @@ what it needs in one value, ``Rule.PREFILTER`` (:class:`codemods.rules.base.Pref
    output call that compiled code may reach. A rule that declares
    nothing gets every file: the prefilter never guesses for a rule. Rules
    that pass run; the others would find nothing here.
-3. Functions. When every rule that passed declares ``holders``, libcst gets
-   a skeleton of the file (:mod:`rewriter.prefilter.skeleton`): the same
+3. Functions. When every rule that passed declares ``holders``, or
+   ``compiled_output`` in a file that compiles nothing and sets no Dynamo
+   option (its fixes are then guards around the calls), libcst gets a
+   skeleton of the file (:mod:`rewriter.prefilter.skeleton`): the same
    lines, with what cannot matter blanked.
 
 tests/test_screen.py runs the engine with and without the prefilter on the
@@ -41,9 +43,9 @@ from typing import Optional
 
 from codemods.analysis.catalogue import CATALOGUE, MATCH_KINDS, SCREEN_TOKENS
 from codemods.analysis.reach import ProjectFacts
-from codemods.rules.base import Rule
+from codemods.rules.base import Prefilter, Rule
 from codemods.rules.registry import REGISTRY
-from rewriter.prefilter.facts import OPENING_WORD, ScreenFacts
+from rewriter.prefilter.facts import OPENING_WORD, OUTPUT_KIND, ScreenFacts
 from rewriter.prefilter.skeleton import FileView, build_skeleton
 from rewriter.prefilter.text import has_word
 
@@ -153,14 +155,26 @@ def screen(
         return Screening(parse=False)
     if not SOUND:
         return Screening(parse=True, python_error=facts.python_error())
-    if "\r" in text or not all(REGISTRY[code].PREFILTER.holders for code in passed):
+    if "\r" in text or not all(_stays_in_functions(REGISTRY[code].PREFILTER, facts) for code in passed):
         return Screening(parse=True, codes=tuple(passed), python_error=facts.python_error())
     if facts.python_error() is not None:
         return Screening(parse=True, codes=tuple(passed), python_error=facts.python_error())
-    kinds = {kind for code in passed for kind in REGISTRY[code].PREFILTER.holders}
+    kinds = {kind for code in passed for kind in _kinds(REGISTRY[code].PREFILTER)}
     if focus is not None and not facts.candidate_units(kinds, focus):
         return Screening(parse=False)
     return Screening(parse=True, skeleton=build_skeleton(facts, kinds, focus), codes=tuple(passed))
+
+
+def _stays_in_functions(needs: Prefilter, facts: ScreenFacts) -> bool:
+    """Whether a rule's findings and fixes in this file stay inside the functions holding its candidates."""
+    if needs.holders:
+        return True
+    return needs.compiled_output and facts.output_stays_in_functions()
+
+
+def _kinds(needs: Prefilter) -> tuple[str, ...]:
+    """The candidate kinds a skeleton keeps the functions of, for one rule."""
+    return needs.holders or ((OUTPUT_KIND,) if needs.compiled_output else ())
 
 
 def python_error(text: str) -> Optional[Exception]:

@@ -2,7 +2,9 @@
 
 When every rule that may match acts inside functions only, libcst gets a
 skeleton of the file: the same lines, with what cannot matter blanked.
-Kept whole: every function or method holding a candidate statement, and
+Kept whole: every function or method holding a candidate statement (or,
+for a rule about output calls in compiled code, whose calls may reach
+one), and
 every one holding a nested definition named like something called, a
 ``global`` or a logger assignment the break analysis reads. Functions a
 kept one may call, and that may break, keep only what decides whether and
