@@ -66,6 +66,33 @@ def test_a_file_that_binds_bool_is_reported_not_rewritten():
     assert outcome.new_text is None
 
 
+STAR = "import torch\nfrom torch import *\n\n\ndef f(x: torch.Tensor):\n    y = x * 2\n    return y, not x.any()\n"
+
+
+def test_a_file_with_a_star_import_is_reported_not_rewritten():
+    outcome = transform_source(STAR, "m.py", ONLY)
+    (finding,) = outcome.findings
+    assert finding.fix == "none" and "a star import in this file may bind the name `bool`" in finding.note
+    assert outcome.new_text is None
+
+
+def test_from_torch_import_star_binds_bool_to_a_dtype_that_cannot_be_called():
+    """Why a star import refuses the rewrite: it would raise where the original ran."""
+    import pytest
+    import torch
+
+    rewritten = STAR.replace("not x.any()", "not bool(x.any())")
+    for source, works in ((STAR, True), (rewritten, False)):
+        namespace: dict = {}
+        exec(compile(source, "<star>", "exec"), namespace)
+        assert namespace["bool"] is torch.bool
+        if works:
+            assert namespace["f"](torch.zeros(2))[1] is True
+        else:
+            with pytest.raises(TypeError, match="not callable"):
+                namespace["f"](torch.zeros(2))
+
+
 RNN = """import torch
 from torch import nn
 

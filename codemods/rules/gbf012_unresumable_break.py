@@ -38,7 +38,9 @@ Rewritten
 Fix safety
     Safe for ``not``: Python evaluates ``not x`` as ``not bool(x)``, so the
     value and its exceptions are the same, eagerly and compiled; the rewrite
-    is refused where the file binds the name ``bool`` to something else.
+    is refused where the file binds the name ``bool`` to something else, or
+    has a star import, which may bind it (``from torch import *`` binds it
+    to the dtype ``torch.bool``).
     A ``not`` inside a loop, ``with`` or ``try`` is left alone: the frame is
     skipped there whatever the instruction. A recurrent module's call is
     only reported: no rewrite makes Dynamo trace it.
@@ -103,7 +105,7 @@ class UnresumableBreak(FunctionScopedRule):
         super().__init__(context, options)
         #: per enclosing function: ids of the ``not`` operations to rewrite
         self._rewrites: list[set[int]] = []
-        self._bool_rebound: Optional[bool] = None
+        self._bool_rebound: Optional[str] = None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
@@ -152,8 +154,9 @@ class UnresumableBreak(FunctionScopedRule):
             f"`{func.name.value}` (or the rest of it){self._cost(func)}; as `not bool(...)` the break is "
             "at a call, where Dynamo resumes"
         )
-        if self._rebinds_bool():
-            self.report(site.node, message, "none", note="this file binds the name `bool` to something else")
+        rebinds = self._rebinds_bool()
+        if rebinds:
+            self.report(site.node, message, "none", note=rebinds)
             return False
         return self.report(site.node, message, "safe")
 
@@ -163,10 +166,18 @@ class UnresumableBreak(FunctionScopedRule):
             return ", which runs no tensor op of its own"
         return f" and its {ops} inline tensor op{'s' if ops != 1 else ''}"
 
-    def _rebinds_bool(self) -> bool:
+    def _rebinds_bool(self) -> str:
+        """Why the name ``bool`` may not be the builtin in this file, or ""."""
         if self._bool_rebound is None:
             assert self._module is not None
-            self._bool_rebound = "bool" in module_bound_names(self._module)
+            bound = module_bound_names(self._module)
+            if "bool" in bound:
+                self._bool_rebound = "this file binds the name `bool` to something else"
+            elif "*" in bound:
+                # `from torch import *` binds it to the dtype `torch.bool`, which is not callable
+                self._bool_rebound = "a star import in this file may bind the name `bool` (`from torch import *` does)"
+            else:
+                self._bool_rebound = ""
         return self._bool_rebound
 
 

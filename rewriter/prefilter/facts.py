@@ -72,11 +72,10 @@ HOLDER_KINDS: dict[str, tuple[type[ast.AST], ...]] = {
     # a simple statement whose lines write `for` (a comprehension), see `_collect`
     "comprehension": (),
 }
-#: the word each holder kind is written with
 #: the candidates of a rule about output calls in compiled code: the functions (not nested in
 #: another) whose calls may reach an output call (``print``, ``warnings.warn``, a logging call)
 OUTPUT_KIND = "output"
-
+#: the word each holder kind is written with
 OPENING_WORD = {"for": "for", "while": "while", "with": "with", "try": "try", "comprehension": "for"}
 #: simple statements a comprehension may sit in
 _COMPREHENSION_HOSTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
