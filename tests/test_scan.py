@@ -194,7 +194,14 @@ def test_check_exits_1_and_names_only_the_files_that_would_change(project):
     assert clean.returncode == 0 and clean.stdout == "" and "0 would change" in clean.stderr
 
 
-@pytest.mark.parametrize("name, reason", [("eval_in_loop", "`eval()`"), ("getframe_in_loop", "`sys._getframe()`")])
+@pytest.mark.parametrize(
+    "name, reason",
+    [
+        ("eval_in_loop", "`eval()`"),
+        ("getframe_in_loop", "`sys._getframe()`"),
+        ("dir_in_loop", "zero-argument `dir()`"),
+    ],
+)
 def test_code_that_reads_its_own_frame_is_refused_with_the_reason(project, name, reason):
     shutil.copy(os.path.join(ROOT, "golden", "GBF002", f"{name}.in.py"), project / "loop.py")
     result = invoke("scan", "loop.py", "--select", "GBF001,GBF002", "--reach", "all")

@@ -4,10 +4,10 @@ Unrolling (GBF001) and outlining (GBF002–GBF004) run code in a new nested
 function. Most code cannot tell, but some reads or writes its own frame:
 ``eval("scale * i")`` and ``exec`` resolve names in the calling frame (a
 helper cannot see the parent's locals that no code of the helper names),
-``locals()``/``vars()`` list another frame's names, ``sys._getframe()`` and
-``inspect.currentframe()`` return another frame, zero-argument ``super()``
-and a bare ``__class__`` need the class cell of a method. Such code is
-refused with the reason, never rewritten.
+``locals()``, ``vars()`` and a bare ``dir()`` list another frame's names,
+``sys._getframe()`` and ``inspect.currentframe()`` return another frame,
+zero-argument ``super()`` and a bare ``__class__`` need the class cell of
+a method. Such code is refused with the reason, never rewritten.
 
 ``globals()`` is the module's dictionary from any frame of the module, so
 it does not count.
@@ -22,6 +22,8 @@ from codemods.analysis.nodes import dotted_name
 from codemods.fastcst import walk
 
 _BUILTINS = frozenset({"locals", "vars", "exec", "eval"})
+#: builtins that read the calling frame only when called with no argument
+_NO_ARGUMENT_FRAME_CALLS = frozenset({"super", "dir"})
 _FRAME_CALLS = frozenset({"sys._getframe", "inspect.currentframe", "inspect.stack", "inspect.getouterframes"})
 
 
@@ -34,8 +36,8 @@ def frame_dependence(stmt: cst.CSTNode) -> str:
             attributes.add(id(node.attr))
         elif type(node) is cst.Call:
             name = dotted_name(node.func)
-            if name == "super" and not node.args:
-                return "zero-argument `super()`"
+            if name in _NO_ARGUMENT_FRAME_CALLS and not node.args:
+                return f"zero-argument `{name}()`"
             if name in _BUILTINS or name in _FRAME_CALLS:
                 return f"`{name}()`"
         elif type(node) is cst.Name and node.value == "__class__" and id(node) not in attributes:
