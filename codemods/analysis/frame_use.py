@@ -9,6 +9,13 @@ helper cannot see the parent's locals that no code of the helper names),
 zero-argument ``super()`` and a bare ``__class__`` need the class cell of
 a method. Such code is refused with the reason, never rewritten.
 
+A rewrite also changes the frame of the function it rewrites: a helper's
+name is added to it, and the names the moved code binds leave it (a loop
+variable). Code that lists or evaluates the names of that frame anywhere in
+the function (``locals()``, ``eval("i")`` after the loop) would see the
+difference, so such a function is not rewritten by a fix that adds or moves
+names (:func:`reads_own_frame`).
+
 ``globals()`` is the module's dictionary from any frame of the module, so
 it does not count.
 """
@@ -43,6 +50,24 @@ def frame_dependence(stmt: cst.CSTNode) -> str:
         elif type(node) is cst.Name and node.value == "__class__" and id(node) not in attributes:
             return "`__class__`"
     return ""
+
+
+def reads_own_frame(func: cst.FunctionDef) -> str:
+    """What in ``func``'s own code reads the names of its frame (``locals()``), or "" when nothing does."""
+    for node in walk.descendants(func.body, _in_same_frame):
+        if type(node) is cst.Call:
+            name = dotted_name(node.func)
+            if name in _BUILTINS or name in _FRAME_CALLS or (name == "dir" and not node.args):
+                return f"`{name}()`"
+    return ""
+
+
+def frame_refusal(func: cst.FunctionDef) -> str:
+    """Why a fix that adds names to ``func``'s frame, or moves some out of it, must not: "" when none."""
+    found = reads_own_frame(func)
+    if not found:
+        return ""
+    return f"`{func.name.value}` uses {found}, which would see the names the rewrite adds to its frame or moves out"
 
 
 def _in_same_frame(node: cst.CSTNode) -> bool:

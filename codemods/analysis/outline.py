@@ -53,7 +53,7 @@ from codemods.analysis.bindings import (
     local_declaration,
     name_use,
 )
-from codemods.analysis.frame_use import frame_dependence
+from codemods.analysis.frame_use import frame_dependence, frame_refusal
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,9 @@ def plan_outline(stmt: cst.BaseStatement, func: cst.FunctionDef) -> Union[Outlin
     sensitive = frame_dependence(stmt)
     if sensitive:
         return OutlineRefusal(f"it uses {sensitive}, which depends on the frame it runs in")
+    own = frame_refusal(func)
+    if own:
+        return OutlineRefusal(own)
     use = name_use([stmt])
     if use.global_decl or use.nonlocal_decl:
         return OutlineRefusal("it declares `global` or `nonlocal`")

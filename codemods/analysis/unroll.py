@@ -23,7 +23,7 @@ from codemods.analysis.bindings import (
     name_use,
     target_names,
 )
-from codemods.analysis.frame_use import frame_dependence
+from codemods.analysis.frame_use import frame_dependence, frame_refusal
 from codemods.analysis.fstrings import unconvertible
 from codemods.analysis.nodes import block_indent, body_statements, dotted_name, single_assignment
 from codemods.fastcst import walk
@@ -366,6 +366,9 @@ def plan_unroll(
     sensitive = frame_dependence(loop.body)
     if sensitive:
         return Refusal(f"the loop body uses {sensitive}, which depends on the frame it runs in")
+    own = frame_refusal(func)
+    if own:
+        return Refusal(own)
     # Said here, not when GBF001 converts them: GBF002 then outlines the loop
     # instead of leaving it to a rule that cannot unroll it.
     fstring = unconvertible(body)

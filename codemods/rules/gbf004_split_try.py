@@ -87,6 +87,7 @@ from codemods.analysis.bindings import (
     name_use,
     surely_bound_before,
 )
+from codemods.analysis.frame_use import frame_refusal
 from codemods.analysis.nodes import body_statements
 from codemods.rules.base import Example, Prefilter
 from codemods.rules.block_rule import BlockRule, split_index, with_body
@@ -212,8 +213,8 @@ class SplitTry(BlockRule):
     def plan(self, node: cst.Try, func: cst.FunctionDef) -> _Plan:
         """How the outermost breaking ``node`` (an original node in ``func``) is fixed."""
         sites = self.breaks_in([node.body])
-        if self.split_refusal(node, sites) is not None:
-            return _Plan(None)
+        if self.split_refusal(node, sites) is not None or frame_refusal(func):
+            return _Plan(None)  # the outline says why, or outlines
         index = split_index(body_statements(node.body), sites)
         assert index is not None
         safe = _cannot_raise(body_statements(node.body)[index], self, self.bound_check(node, index, func))

@@ -44,6 +44,7 @@ import libcst as cst
 
 from codemods.analysis.breaks import find_breaks
 from codemods.analysis.fix_safety import Safety
+from codemods.analysis.frame_use import frame_refusal
 from codemods.analysis.helper_names import hint_of, is_outlined
 from codemods.analysis.hoist import (
     COMPREHENSIONS,
@@ -169,7 +170,8 @@ class HoistInvariant(LoopRule):
             if self.nothing_to_capture(func):
                 return updated_node
             once = plain and iterable_runs_once_at_least(comp.for_in.iter, self.constant)
-            plan = plan_hoist(parts, breaking, bound, once)
+            own = frame_refusal(func)
+            plan = HoistRefusal(own) if own else plan_hoist(parts, breaking, bound, once)
             if isinstance(plan, HoistRefusal):
                 message = self._message(func, "a comprehension")
                 self.report(original_node, message, "none", note=f"not hoisted: {plan.reason}")
