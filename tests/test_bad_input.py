@@ -116,15 +116,23 @@ def test_syntax_error(project):
     assert_batch_went_on(project, result)
 
 
-def test_syntax_error_in_a_file_the_screen_rules_out_is_not_parsed(project):
-    # Documented choice: without a loop/with/try/compile token no rule can
-    # match, so the file is never parsed (and its syntax never judged).
+def test_syntax_error_in_a_file_no_rule_could_touch_is_reported_too(project):
+    # The project index reads every file with Python's parser: a file it rejects is bad input
+    # even when no rule would look at it, and is left as it was.
     bad = b"def f(x:\n    return x\n"
     (project / "plain.py").write_bytes(bad)
     result = gbfix(".", cwd=str(project))
-    assert result.returncode == 0, result.stderr
-    assert not lines_naming(result.stderr, "plain.py")
+    assert_one_error(result, "./plain.py", "syntax error: '\\(' was never closed", line=1)
+    assert_batch_went_on(project, result)
     assert read(project / "plain.py") == bad
+    # alone, and read from stdin, the same
+    alone = gbfix("plain.py", cwd=str(project))
+    assert_one_error(alone, "plain.py", "syntax error", line=1)
+    assert alone.returncode == 2
+    piped = subprocess.run(
+        [sys.executable, "-m", "rewriter", "scan", "-"], input="x = (\n", capture_output=True, text=True
+    )
+    assert piped.returncode == 2 and piped.stderr.startswith("-:1: error: syntax error"), piped.stderr
 
 
 def test_bytes_that_are_not_valid_in_any_encoding(project):

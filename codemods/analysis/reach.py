@@ -76,6 +76,8 @@ class ProjectFacts:
     external: Mapping[str, ExternalBreak] = field(default_factory=dict)
     #: some unit of ``units`` may hold a loop, ``with``, ``try`` or comprehension
     blocks: bool = True
+    #: the index read the file with Python's parser (False: it rejected it, or could not read it)
+    parsed: bool = True
 
     def reach(self, qualname: str) -> Optional[Reach]:
         """How compiled code reaches the unit ``qualname``; None when nothing does.

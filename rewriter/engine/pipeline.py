@@ -188,6 +188,11 @@ def transform_source(text: str, path: str, settings: Settings, project: Optional
         project = file_facts(text, path, settings, tree)
     screening = _screen(text, path, settings, None, tree, project)
     if not screening.parse:
+        # Nothing here for a rule, but a file Python rejects is bad input all the same: the
+        # index parsed every file, so saying so costs a parse of the few it could not.
+        error = None if project.parsed else python_error(text)
+        if error is not None:
+            raise PythonRejects(error)
         return Outcome(None, (), parsed=False)
     if screening.python_error is not None:
         raise PythonRejects(screening.python_error)

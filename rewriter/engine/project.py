@@ -56,12 +56,12 @@ def link(summaries: list[Optional[FileSummary]], settings: Settings, where: str)
 def file_facts(text: str, path: str, settings: Settings, tree: Optional[ast.Module] = None) -> ProjectFacts:
     """What a file says about itself when it is the whole scanned tree.
 
-    A file Python cannot parse limits nothing: libcst then reports the
-    error with its line.
+    A file Python cannot parse limits nothing, and its facts say so: the
+    error is reported with its line.
     """
     summary = summarise(text, path, tree=tree)
     if summary is None:
-        return ProjectFacts(mode="all")
+        return ProjectFacts(mode="all", parsed=False)
     return Project([summary], link_options(settings, path)).facts_for(path)
 
 

@@ -469,8 +469,8 @@ class Project:
         """What the tree says about the file ``path``: its reachable units, its calls into breaks elsewhere."""
         summary = self.files.get(path)
         if summary is None:
-            # Not read, or not parsed by Python: limit nothing (libcst reports a syntax error).
-            return ProjectFacts(mode="all")
+            # Not read, or not parsed by Python: limit nothing, and say so (the batch reports the error).
+            return ProjectFacts(mode="all", parsed=False)
         units: dict[str, Reach] = {}
         external: dict[str, ExternalBreak] = {}
         blocks = False
