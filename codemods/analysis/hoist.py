@@ -97,11 +97,14 @@ def plan_hoist(
     breaking: Sequence[tuple[cst.CSTNode, BreakReason]],
     bound: Iterable[str],
     runs_once_at_least: bool,
+    func: Optional[cst.FunctionDef] = None,
 ) -> Union[HoistPlan, HoistRefusal]:
     """How to hoist the breaks of a loop or comprehension made of ``parts``.
 
     ``breaking`` are its break sites (node, reason); ``bound`` the names it
-    binds (loop targets, names bound in the body).
+    binds (loop targets, names bound in the body); ``func`` the function
+    holding it, whose other names for a receiver (``s = scale``) count as
+    the receiver.
     """
     if not breaking:
         return HoistRefusal("no break to hoist")
@@ -117,7 +120,7 @@ def plan_hoist(
         root = receiver.split(".")[0]
         if root in bound:
             return HoistRefusal(f"`{receiver}` is rebound in it: its values may differ from trip to trip", True)
-        changed = _changed_in(parts, receiver, hoisted)
+        changed = _changed_in(parts, receiver, hoisted, _aliases(func, root) if func is not None else {root})
         if changed:
             return HoistRefusal(f"`{receiver}` {changed} in it: its values may differ from trip to trip", True)
     plan = HoistPlan([Read(r, m, tuple(calls)) for (r, m), calls in reads.items()])
@@ -133,8 +136,17 @@ def plan_hoist(
     return plan
 
 
-def _changed_in(parts: Sequence[cst.CSTNode], receiver: str, hoisted: set[int]) -> str:
-    """How ``receiver`` may be changed within ``parts`` ("" when it is not)."""
+def _changed_in(parts: Sequence[cst.CSTNode], receiver: str, hoisted: set[int], aliases: set[str]) -> str:
+    """How ``receiver`` may be changed within ``parts`` ("" when it is not).
+
+    ``aliases``: names that may hold the receiver's root object or a view of
+    it (the root itself, ``s = scale``, ``v = scale.view(-1)``); what changes
+    one of them in place, or hands it to a call, may change the receiver. For
+    a dotted receiver (``holder.scale``), a method called on an object it is
+    read from (``holder.step()``) may change it too.
+    """
+    prefixes = _prefixes(receiver)
+    others = aliases - {_root(receiver)}
     for part in parts:
         for node in walk.descendants(part):
             if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
@@ -142,16 +154,94 @@ def _changed_in(parts: Sequence[cst.CSTNode], receiver: str, hoisted: set[int]) 
                 written = dotted_name(target.value) if isinstance(target, (cst.Subscript, cst.Attribute)) else None
                 if written is not None and (written == receiver or written.startswith(receiver + ".")):
                     return "is assigned to in part"
-                if isinstance(node, cst.AugAssign) and dotted_name(target) == receiver:
+                if written is not None and _root(written) in others:
+                    return f"may share its values with `{_root(written)}`, which is assigned to in part"
+                updated = dotted_name(target) if isinstance(node, cst.AugAssign) else None
+                if updated is not None and (updated == receiver or updated in others):
                     return "is updated in place"
             elif isinstance(node, cst.Call) and id(node) not in hoisted:
-                func = node.func
-                if isinstance(func, cst.Attribute) and dotted_name(func.value) == receiver:
-                    if func.attr.value.endswith("_") and not func.attr.value.endswith("__"):
-                        return f"is changed in place by `.{func.attr.value}()`"
-                if any(dotted_name(arg.value) == receiver for arg in node.args):
-                    return "goes to a call that could change it"
+                changed = _changed_by_call(node, receiver, prefixes, others)
+                if changed:
+                    return changed
     return ""
+
+
+def _changed_by_call(call: cst.Call, receiver: str, prefixes: set[str], others: set[str]) -> str:
+    """How ``call`` may change ``receiver`` ("" when it cannot): see :func:`_changed_in`."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        owner, method = dotted_name(func.value), func.attr.value
+        if owner is not None and method.endswith("_") and not method.endswith("__"):
+            if owner == receiver:
+                return f"is changed in place by `.{method}()`"
+            if owner in others:
+                return f"may share its values with `{owner}`, which `.{method}()` changes"
+        if owner is not None and owner in prefixes:
+            return f"is read from `{owner}`, whose method `.{method}()` is called"
+    for arg in call.args:
+        passed = dotted_name(arg.value)
+        if passed is not None and (passed == receiver or passed in prefixes or passed in others):
+            return "goes to a call that could change it"
+    return ""
+
+
+def _root(name: str) -> str:
+    return name.split(".", 1)[0]
+
+
+def _prefixes(receiver: str) -> set[str]:
+    """The objects a dotted receiver is read from: ``a`` and ``a.b`` for ``a.b.c``."""
+    parts = receiver.split(".")
+    return {".".join(parts[:n]) for n in range(1, len(parts))}
+
+
+#: tensor methods whose result may share storage with the tensor they are called on
+_VIEW_METHODS = frozenset(
+    {
+        "view", "view_as", "reshape", "reshape_as", "expand", "expand_as", "transpose", "permute", "squeeze",
+        "unsqueeze", "narrow", "select", "flatten", "unflatten", "detach", "as_strided", "t", "diagonal",
+        "unfold", "split", "chunk", "unbind", "movedim", "swapaxes", "contiguous", "to", "type_as", "data",
+    }
+)  # fmt: skip
+
+
+def _aliases(func: cst.FunctionDef, root: str) -> set[str]:
+    """``root`` and the names ``func`` binds to what may share its values: the object itself
+    (``s = scale``), an element, an attribute or a view of it (``v = scale.view(-1)``), to a
+    fixpoint over plain assignments anywhere in the function. Arithmetic makes a new tensor."""
+    assigns: list[tuple[list[str], cst.BaseExpression]] = []
+    for node in walk.descendants(func.body):
+        if isinstance(node, cst.Assign):
+            names = [n for target in node.targets for n in target_names(target.target)]
+            assigns.append((names, node.value))
+    found = {root}
+    grown = True
+    while grown:
+        grown = False
+        for names, value in assigns:
+            if not set(names) <= found and _may_share(value, found):
+                found.update(names)
+                grown = True
+    return found
+
+
+def _may_share(value: cst.BaseExpression, names: set[str]) -> bool:
+    """Whether ``value`` may be one of ``names``' objects, part of one, or a view of one."""
+    while True:
+        if isinstance(value, cst.Name):
+            return value.value in names
+        if isinstance(value, (cst.Attribute, cst.Subscript)):
+            value = value.value
+        elif (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in _VIEW_METHODS
+        ):
+            value = value.func.value
+        elif isinstance(value, (cst.Tuple, cst.List)):
+            return any(_may_share(e.value, names) for e in value.elements)
+        else:
+            return False
 
 
 def _only_read(parts: Sequence[cst.CSTNode], read: Read) -> bool:

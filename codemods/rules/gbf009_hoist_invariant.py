@@ -171,7 +171,7 @@ class HoistInvariant(LoopRule):
                 return updated_node
             once = plain and iterable_runs_once_at_least(comp.for_in.iter, self.constant)
             own = frame_refusal(func)
-            plan = HoistRefusal(own) if own else plan_hoist(parts, breaking, bound, once)
+            plan = HoistRefusal(own) if own else plan_hoist(parts, breaking, bound, once, func)
             if isinstance(plan, HoistRefusal):
                 message = self._message(func, "a comprehension")
                 self.report(original_node, message, "none", note=f"not hoisted: {plan.reason}")

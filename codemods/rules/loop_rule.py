@@ -49,7 +49,7 @@ class LoopRule(FunctionScopedRule):
             return HoistRefusal(own)
         parts, bound = loop_parts(loop)
         once = loop_runs_once_at_least(loop, self.constant)
-        return plan_hoist(parts, [(s.node, s.reason) for s in sites], bound, once)
+        return plan_hoist(parts, [(s.node, s.reason) for s in sites], bound, once, self.enclosing)
 
     def hoisted_by_gbf009(self, loop: Loop, sites: list[BreakSite]) -> bool:
         """Whether GBF009, active in this run, removes every break of ``loop`` by reading values once."""
