@@ -32,6 +32,14 @@ REFUSED = {
         "    return x\n",
         "may share its values with `v`, which is assigned to",
     ),
+    "loop_target": (
+        "def f(x, scale):\n"
+        "    for s in [scale, scale]:\n"
+        "        x = x * scale.item()\n"
+        "        s.add_(1)\n"
+        "    return x\n",
+        "may share its values with `s`, which `.add_()` changes",
+    ),
     "owner": (
         "def f(x, holder):\n"
         "    for i in range(3):\n"
@@ -80,7 +88,8 @@ def test_a_loop_that_may_change_the_tensor_keeps_its_read(case: str) -> None:
 def test_hoisted_by_hand_the_read_misses_the_changes(case: str) -> None:
     source, _ = REFUSED[case]
     read = "holder.scale.item()" if case == "owner" else "scale.item()"
-    hoisted = source.replace("    for i in range(3):\n", f"    once = {read}\n    for i in range(3):\n", 1)
+    loop = next(line for line in source.splitlines(keepends=True) if line.startswith("    for "))
+    hoisted = source.replace(loop, f"    once = {read}\n{loop}", 1)
     hoisted = hoisted.replace(f"x * {read}", "x * once")
     assert hoisted != source
     assert not call(source, case).equal(call(hoisted, case))

@@ -205,15 +205,23 @@ _VIEW_METHODS = frozenset(
 )  # fmt: skip
 
 
+#: builtins whose result holds the very objects they are given
+_PASSING_ITEMS = frozenset({"zip", "enumerate", "reversed", "list", "tuple", "iter", "sorted", "set", "dict"})
+
+
 def _aliases(func: cst.FunctionDef, root: str) -> set[str]:
     """``root`` and the names ``func`` binds to what may share its values: the object itself
-    (``s = scale``), an element, an attribute or a view of it (``v = scale.view(-1)``), to a
-    fixpoint over plain assignments anywhere in the function. Arithmetic makes a new tensor."""
+    (``s = scale``), an element, an attribute or a view of it (``v = scale.view(-1)``), an item
+    of a loop over a container holding it (``for s in [scale]``), to a fixpoint over the plain
+    assignments and loop targets of the function. Arithmetic makes a new tensor."""
     assigns: list[tuple[list[str], cst.BaseExpression]] = []
     for node in walk.descendants(func.body):
         if isinstance(node, cst.Assign):
             names = [n for target in node.targets for n in target_names(target.target)]
             assigns.append((names, node.value))
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            # a loop target takes the items of its iterable: `for s in [scale]` names `scale`
+            assigns.append((target_names(node.target), node.iter))
     found = {root}
     grown = True
     while grown:
@@ -238,8 +246,10 @@ def _may_share(value: cst.BaseExpression, names: set[str]) -> bool:
             and value.func.attr.value in _VIEW_METHODS
         ):
             value = value.func.value
-        elif isinstance(value, (cst.Tuple, cst.List)):
+        elif isinstance(value, (cst.Tuple, cst.List, cst.Set)):
             return any(_may_share(e.value, names) for e in value.elements)
+        elif isinstance(value, cst.Call) and dotted_name(value.func) in _PASSING_ITEMS:
+            return any(_may_share(arg.value, names) for arg in value.args)
         else:
             return False
 

@@ -173,7 +173,7 @@ class HoistInvariant(LoopRule):
             own = frame_refusal(func)
             plan = HoistRefusal(own) if own else plan_hoist(parts, breaking, bound, once, func)
             if isinstance(plan, HoistRefusal):
-                message = self._message(func, "a comprehension")
+                message = self._message(func, "a comprehension", plan.reads_only)
                 self.report(original_node, message, "none", note=f"not hoisted: {plan.reason}")
                 continue
             # One comprehension per statement is rewritten per run: the others follow on the next.
@@ -181,14 +181,16 @@ class HoistInvariant(LoopRule):
         return updated_node
 
     # -- the fix --------------------------------------------------------------------
-    def _message(self, func: cst.FunctionDef, what: str) -> str:
+    def _message(self, func: cst.FunctionDef, what: str, reads: bool = True) -> str:
+        """``reads``: every break there is a read of a tensor's values (else the message says less)."""
         # Python 3.11 runs a comprehension in a frame of its own; 3.12 inlines it (PEP 709)
         skipped = (
             "the comprehension's own frame"
             if what.startswith("a comprehension") and sys.version_info < (3, 12)
             else f"`{func.name.value}`"
         )
-        return f"graph break on every trip of {what} reads a tensor's values; Dynamo skips {skipped}"
+        read = " reads a tensor's values" if reads else ""
+        return f"graph break on every trip of {what}{read}; Dynamo skips {skipped}"
 
     def _hoist(
         self, original: cst.BaseStatement, updated: cst.BaseStatement, plan: HoistPlan, what: str
