@@ -176,7 +176,8 @@ def _changed_by_call(call: cst.Call, receiver: str, prefixes: set[str], others: 
                 return f"is changed in place by `.{method}()`"
             if owner in others:
                 return f"may share its values with `{owner}`, which `.{method}()` changes"
-        if owner is not None and owner in prefixes:
+        if owner is not None and (owner in prefixes or ("." in receiver and _root(owner) in others)):
+            # a method of the object the receiver is read from, under any of its names
             return f"is read from `{owner}`, whose method `.{method}()` is called"
     for arg in call.args:
         passed = dotted_name(arg.value)
