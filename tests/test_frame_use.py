@@ -104,13 +104,12 @@ def test_reported_without_a_fix_with_the_reason(code: str) -> None:
 def test_without_the_check_the_rewrite_changes_what_the_function_returns(
     code: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    import codemods.analysis.hoist as hoist
     import codemods.analysis.outline as outline
     import codemods.analysis.unroll as unroll
     import codemods.rules.gbf004_split_try as gbf004
-    import codemods.rules.gbf009_hoist_invariant as gbf009
-    import codemods.rules.loop_rule as loop_rule
 
-    for module in (outline, unroll, gbf004, gbf009, loop_rule):
+    for module in (outline, unroll, gbf004, hoist):
         monkeypatch.setattr(module, "frame_refusal", lambda func: "")
     rewritten = _run(CASES[code], code).new_text
     assert rewritten is not None and "_gbfix_" in rewritten

@@ -22,6 +22,8 @@ it does not count.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from codemods.analysis.bindings import is_generated
@@ -29,9 +31,12 @@ from codemods.analysis.nodes import dotted_name
 from codemods.fastcst import walk
 
 _BUILTINS = frozenset({"locals", "vars", "exec", "eval"})
-#: builtins that read the calling frame only when called with no argument
-_NO_ARGUMENT_FRAME_CALLS = frozenset({"super", "dir"})
 _FRAME_CALLS = frozenset({"sys._getframe", "inspect.currentframe", "inspect.stack", "inspect.getouterframes"})
+
+
+def _reads_names(name: Optional[str], call: cst.Call) -> bool:
+    """Whether a call of ``name`` reads the names of the frame it runs in (``dir`` only with no argument)."""
+    return name in _BUILTINS or name in _FRAME_CALLS or (name == "dir" and not call.args)
 
 
 def frame_dependence(stmt: cst.CSTNode) -> str:
@@ -43,9 +48,9 @@ def frame_dependence(stmt: cst.CSTNode) -> str:
             attributes.add(id(node.attr))
         elif type(node) is cst.Call:
             name = dotted_name(node.func)
-            if name in _NO_ARGUMENT_FRAME_CALLS and not node.args:
+            if name in ("super", "dir") and not node.args:
                 return f"zero-argument `{name}()`"
-            if name in _BUILTINS or name in _FRAME_CALLS:
+            if _reads_names(name, node):
                 return f"`{name}()`"
         elif type(node) is cst.Name and node.value == "__class__" and id(node) not in attributes:
             return "`__class__`"
@@ -57,7 +62,7 @@ def reads_own_frame(func: cst.FunctionDef) -> str:
     for node in walk.descendants(func.body, _in_same_frame):
         if type(node) is cst.Call:
             name = dotted_name(node.func)
-            if name in _BUILTINS or name in _FRAME_CALLS or (name == "dir" and not node.args):
+            if _reads_names(name, node):
                 return f"`{name}()`"
     return ""
 

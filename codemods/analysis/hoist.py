@@ -42,7 +42,8 @@ import libcst as cst
 from codemods.analysis.bindings import name_use, target_names
 from codemods.analysis.breaks import BreakReason
 from codemods.analysis.catalogue import BY_METHOD
-from codemods.analysis.nodes import NESTED_SCOPES, dotted_name
+from codemods.analysis.frame_use import frame_refusal
+from codemods.analysis.nodes import ITEM_BUILTINS, NESTED_SCOPES, dotted_name
 from codemods.fastcst import walk
 
 Loop = Union[cst.For, cst.While]
@@ -103,9 +104,12 @@ def plan_hoist(
 
     ``breaking`` are its break sites (node, reason); ``bound`` the names it
     binds (loop targets, names bound in the body); ``func`` the function
-    holding it, whose other names for a receiver (``s = scale``) count as
-    the receiver.
+    holding it: a hoist adds a name to its frame, and its other names for a
+    receiver (``s = scale``) count as the receiver.
     """
+    own = frame_refusal(func) if func is not None else ""
+    if own:
+        return HoistRefusal(own)
     if not breaking:
         return HoistRefusal("no break to hoist")
     reads: dict[tuple[str, str], list[cst.Call]] = {}
@@ -207,7 +211,7 @@ _VIEW_METHODS = frozenset(
 
 
 #: builtins whose result holds the very objects they are given
-_PASSING_ITEMS = frozenset({"zip", "enumerate", "reversed", "list", "tuple", "iter", "sorted", "set", "dict"})
+_PASSING_ITEMS = ITEM_BUILTINS | {"set", "dict"}
 
 
 def _aliases(func: cst.FunctionDef, root: str) -> set[str]:

@@ -44,7 +44,6 @@ import libcst as cst
 
 from codemods.analysis.breaks import find_breaks
 from codemods.analysis.fix_safety import Safety
-from codemods.analysis.frame_use import frame_refusal
 from codemods.analysis.helper_names import hint_of, is_outlined
 from codemods.analysis.hoist import (
     COMPREHENSIONS,
@@ -170,8 +169,7 @@ class HoistInvariant(LoopRule):
             if self.nothing_to_capture(func):
                 return updated_node
             once = plain and iterable_runs_once_at_least(comp.for_in.iter, self.constant)
-            own = frame_refusal(func)
-            plan = HoistRefusal(own) if own else plan_hoist(parts, breaking, bound, once, func)
+            plan = plan_hoist(parts, breaking, bound, once, func)
             if isinstance(plan, HoistRefusal):
                 message = self._message(func, "a comprehension", plan.reads_only)
                 self.report(original_node, message, "none", note=f"not hoisted: {plan.reason}")

@@ -23,7 +23,6 @@ from codemods.analysis.breaks import (
     BreakSite,
     sites_that_skip,
 )
-from codemods.analysis.frame_use import frame_refusal
 from codemods.analysis.hoist import HoistPlan, HoistRefusal, loop_parts, loop_runs_once_at_least, plan_hoist
 from codemods.analysis.unroll import ModuleConstantsProvider
 from codemods.rules.base import FunctionScopedRule
@@ -44,9 +43,6 @@ class LoopRule(FunctionScopedRule):
 
     def hoist_plan(self, loop: Loop, sites: list[BreakSite]) -> Union[HoistPlan, HoistRefusal]:
         """How GBF009 reads the loop's breaks once before it (a refusal when some break is not such a read)."""
-        own = frame_refusal(self.enclosing) if self.enclosing is not None else ""
-        if own:
-            return HoistRefusal(own)
         parts, bound = loop_parts(loop)
         once = loop_runs_once_at_least(loop, self.constant)
         return plan_hoist(parts, [(s.node, s.reason) for s in sites], bound, once, self.enclosing)

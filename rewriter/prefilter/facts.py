@@ -164,6 +164,7 @@ class ScreenFacts:
         self._unit_spans: Optional[tuple[list[int], list[tuple[int, int, str]]]] = None
         self._may_break: Optional[bool] = None
         self._masks: Optional[list[int]] = None
+        self._output_reaching: Optional[set[int]] = None
         #: (qualified name, decorators) -> the answer of :meth:`calls`
         self._calls_of: dict[tuple[str, bool], bool] = {}
         self.project = project
@@ -788,6 +789,12 @@ class ScreenFacts:
             broken |= new
             breaking = {seed} | self._reaching(broken)
 
+    def _reaching_output(self) -> set[int]:
+        """The defs whose calls may reach an output call (asked by the screen and the skeleton)."""
+        if self._output_reaching is None:
+            self._output_reaching = self._defs_reaching("o")[0]
+        return self._output_reaching
+
     def _reaching(self, broken: set[int]) -> set[str]:
         """Keys whose call may run one of the ``broken`` defs."""
         keys = set()
@@ -818,7 +825,7 @@ class ScreenFacts:
         if not self.parse():
             return True
         self.analyse()
-        reaching, _ = self._defs_reaching("o")
+        reaching = self._reaching_output()
         if not reaching:
             return False
         return any(self.defs[i].name == "forward" for i in reaching) or self._may_compile()
@@ -892,7 +899,7 @@ class ScreenFacts:
         firsts = [self.defs[i].first for i in units]
         heads = [head for kind, head in self._candidates if kind in wanted]
         if OUTPUT_KIND in wanted:
-            heads += [self.defs[i].first for i in self._defs_reaching("o")[0]]
+            heads += [self.defs[i].first for i in self._reaching_output()]
         found = []
         for head in heads:
             at = bisect_right(firsts, head) - 1
