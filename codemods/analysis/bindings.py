@@ -59,6 +59,17 @@ def module_bound_names(module: cst.Module) -> set[str]:
     return found
 
 
+def rebinding(module: cst.Module, name: str) -> str:
+    """Why ``name`` may not be the builtin anywhere in ``module`` (it binds the name, or has a star
+    import, which may: ``from torch import *`` binds ``bool`` and ``int`` to dtypes), or ""."""
+    bound = module_bound_names(module)
+    if name in bound:
+        return f"this file binds the name `{name}` to something else"
+    if "*" in bound:
+        return f"a star import in this file may bind the name `{name}` (`from torch import *` does)"
+    return ""
+
+
 @dataclass
 class NameUse:
     """Names bound and read at one scope level, plus reads from nested scopes."""

@@ -32,7 +32,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.analysis.bindings import module_bound_names, name_use
+from codemods.analysis.bindings import name_use, rebinding
 from codemods.analysis.nodes import (
     body_statements,
     dotted_name,
@@ -86,12 +86,7 @@ def int_indices(
         for name in params
         if ranks.get(name) == 0 and name not in rebound and _only_indexes(body, name, facts, indexable)
     ]
-    return found if found and not _binds_int(module) else []
-
-
-def _binds_int(module: cst.Module) -> bool:
-    """Whether the file may bind the name ``int`` anywhere (so ``int(...)`` may not be the builtin)."""
-    return not {"int", "*"}.isdisjoint(module_bound_names(module))
+    return found if found and not rebinding(module, "int") else []
 
 
 def _rank(expr: cst.BaseExpression, ranks: dict[str, int], facts: TensorFacts, follow: bool = True) -> Optional[int]:

@@ -53,7 +53,7 @@ from typing import Optional
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from codemods.analysis.bindings import module_bound_names
+from codemods.analysis.bindings import rebinding
 from codemods.analysis.nodes import dotted_name
 from codemods.analysis.tensors import FunctionTensorsProvider
 from codemods.analysis.unresumable import SCREEN_PATTERN, SCREEN_WORDS, Unresumable, unresumable_sites
@@ -170,14 +170,7 @@ class UnresumableBreak(FunctionScopedRule):
         """Why the name ``bool`` may not be the builtin in this file, or ""."""
         if self._bool_rebound is None:
             assert self._module is not None
-            bound = module_bound_names(self._module)
-            if "bool" in bound:
-                self._bool_rebound = "this file binds the name `bool` to something else"
-            elif "*" in bound:
-                # `from torch import *` binds it to the dtype `torch.bool`, which is not callable
-                self._bool_rebound = "a star import in this file may bind the name `bool` (`from torch import *` does)"
-            else:
-                self._bool_rebound = ""
+            self._bool_rebound = rebinding(self._module, "bool")
         return self._bool_rebound
 
 
