@@ -256,7 +256,7 @@ def _guard(found: _Call, why: str) -> CauseFix:
     if found.statement is None:
         note = f"not fixed: the call is part of a larger statement; {why}"
         return CauseFix(found.call, family, None, "none", note=note)
-    note = f"the call is not made under torch.compile (eager runs are unchanged); {why}"
+    note = f"the guard skips the call under torch.compile (eager runs are unchanged); {why}"
     return CauseFix(found.call, family, "guard", "unsafe", statement=found.statement, note=note)
 
 
@@ -265,7 +265,7 @@ def _setting_fix(found: _Call, entry: Entry, value: str, facts: Optional[TensorF
     family = found.reason.cause
     setting = SETTING_OF[family]
     if setting == IGNORE:
-        note = f"the call is not made under torch.compile, nor any other `{value}` call the compiled entry runs"
+        note = f"the setting skips the call under torch.compile, and every other `{value}` call the compiled entry runs"
         return CauseFix(found.call, family, "ignore", "unsafe", value, setting, entry, found.statement, note)
     if _reorder_refusal(found.call, facts):
         return None
