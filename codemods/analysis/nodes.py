@@ -72,3 +72,11 @@ def block_indent(node: cst.CSTNode) -> Optional[str]:
 def contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
     """Whether ``inner`` is ``outer`` or lies below it (by identity)."""
     return outer is inner or any(node is inner for node in walk.descendants(outer))
+
+
+def as_element(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``value`` ready to be one element of a new tuple: a bare ``a, b`` (``return a, b``) gets
+    parentheses, or it would spread into the tuple around it."""
+    if isinstance(value, cst.Tuple) and not value.lpar:
+        return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return value

@@ -54,6 +54,7 @@ from codemods.analysis.bindings import (
     name_use,
 )
 from codemods.analysis.frame_use import frame_dependence, frame_refusal
+from codemods.analysis.nodes import as_element
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,7 @@ class _ReturnsToPairs(cst.CSTTransformer):
         pair = cst.Tuple(
             [
                 cst.Element(cst.Name("True"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                cst.Element(value),
+                cst.Element(as_element(value)),
             ],
             lpar=[],
             rpar=[],

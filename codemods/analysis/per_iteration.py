@@ -69,7 +69,7 @@ from codemods.analysis.bindings import (
     target_names,
 )
 from codemods.analysis.fstrings import FStringsToFormat, unconvertible
-from codemods.analysis.nodes import block_indent, body_statements, contains
+from codemods.analysis.nodes import as_element, block_indent, body_statements, contains
 from codemods.analysis.outline import OutlinePlan
 
 Loop = Union[cst.For, cst.While]
@@ -186,7 +186,7 @@ class _ExitsToValues(ReplaceLoopControl):
     def leave_Return(self, original_node: cst.Return, updated_node: cst.Return) -> cst.Return:
         value = updated_node.value if updated_node.value is not None else cst.Name("None")
         return updated_node.with_changes(
-            value=cst.Tuple([cst.Element(value, comma=cst.Comma())]),
+            value=cst.Tuple([cst.Element(as_element(value), comma=cst.Comma())]),
             whitespace_after_return=cst.SimpleWhitespace(" "),
         )
 

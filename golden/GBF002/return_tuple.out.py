@@ -1,0 +1,35 @@
+"""`return a, b` inside the loop returns one tuple through the helpers, not its parts."""
+import torch
+
+
+def first_large(x, limit=2):
+    x = x * 3
+
+    def _gbfix_loop_1():
+        nonlocal x
+
+        def _gbfix_i_step_2(i):
+            nonlocal x
+            if i == limit:
+                return ((x[i] * 10, i),)
+            print("row", i)
+            x = x + 1
+
+        for i in range(x.shape[0]):
+            _gbfix_exit_2 = _gbfix_i_step_2(i)
+            if _gbfix_exit_2 is not None:
+                return True, _gbfix_exit_2[0]
+        return False, None
+
+    _gbfix_returned_1, _gbfix_value_1 = _gbfix_loop_1()
+    if _gbfix_returned_1:
+        return _gbfix_value_1
+    return x.sum(), -1
+
+
+ENTRY = first_large
+EXPECT_SKIPPED_AFTER = 1
+
+
+def example_inputs():
+    return (torch.arange(8.0).reshape(4, 2),)
