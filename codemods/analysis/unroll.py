@@ -51,8 +51,8 @@ class ModuleConstants:
     """Names a module fixes once for good: ``NUM_STEPS = 4``, ``MODES = ("a", "b")``.
 
     A name counts when the module binds it exactly once, at module level,
-    on one line, to an int or a tuple/list of constants, and nothing else
-    binds it: no other statement of the module, no ``global`` declaration of
+    on one line, to an int or a tuple of constants (not a list: any code
+    holding a list may change it in place), and nothing else binds it: no other statement of the module, no ``global`` declaration of
     it anywhere, and not the function holding the loop or one around it (a
     parameter or a local there would be what the loop reads). Found on the
     first question: most loops are not constant-trip at all.
@@ -178,13 +178,14 @@ def _rebound_anywhere(module: cst.Module) -> tuple[set[str], set[str]]:
 
 
 def _constant_assignment(stmt: cst.BaseStatement, module: cst.Module) -> Optional[tuple[str, cst.BaseExpression]]:
-    """(name, value) of ``NAME = <int or tuple/list of constants>`` written on one line."""
+    """(name, value) of ``NAME = <int or tuple of constants>`` written on one line."""
     assigned = single_assignment(stmt)
     if assigned is None:
         return None
     name, value = assigned
+    # a list may be changed in place by any code holding it, here or in a module importing it
     constant = _int_constant(value) is not None or (
-        isinstance(value, (cst.Tuple, cst.List))
+        isinstance(value, cst.Tuple)
         and all(not isinstance(e, cst.StarredElement) and _is_literal(e.value) for e in value.elements)
     )
     if not constant or "\n" in module.code_for_node(value):

@@ -2,7 +2,9 @@
 
 What it finds
     A ``for`` loop inside a function, over ``range(...)`` of integer
-    constants, a tuple or list literal, or ``enumerate`` of one, whose body
+    constants, a tuple or list literal, or ``enumerate`` of one (a module
+    or class constant bound once to an int or a tuple counts; one bound to
+    a list does not, as code holding it may change it), whose body
     makes a break-inducing call: directly (``print``, ``.item()``, a logger
     call… see the break catalogue) or through a function, method or
     submodule defined in the same module.
