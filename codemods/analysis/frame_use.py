@@ -16,6 +16,12 @@ the function (``locals()``, ``eval("i")`` after the loop) would see the
 difference, so such a function is not rewritten by a fix that adds or moves
 names (:func:`reads_own_frame`).
 
+A coroutine (``async def``) is not rewritten either (:func:`coroutine_refusal`).
+Dynamo skips one whose break it cannot resume after, and the coroutine runs.
+A rewrite moves the break to where Dynamo would resume, and Dynamo cannot
+make a resume function for a coroutine: measured on torch 2.13, the call
+then fails with an AssertionError.
+
 ``globals()`` is the module's dictionary from any frame of the module, so
 it does not count.
 """
@@ -67,8 +73,21 @@ def reads_own_frame(func: cst.FunctionDef) -> str:
     return ""
 
 
+def coroutine_refusal(func: cst.FunctionDef) -> str:
+    """Why no fix may make a break in ``func`` resumable: it is a coroutine; "" when it is not."""
+    if func.asynchronous is None:
+        return ""
+    return (
+        f"`{func.name.value}` is a coroutine (`async def`): Dynamo cannot resume one after a graph break "
+        "(torch 2.13 raises an AssertionError where it skipped the frame before)"
+    )
+
+
 def frame_refusal(func: cst.FunctionDef) -> str:
     """Why a fix that adds names to ``func``'s frame, or moves some out of it, must not: "" when none."""
+    coroutine = coroutine_refusal(func)
+    if coroutine:
+        return coroutine
     found = reads_own_frame(func)
     if not found:
         return ""

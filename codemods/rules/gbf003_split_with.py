@@ -76,6 +76,7 @@ import libcst as cst
 
 from codemods.analysis.fix_safety import Safety
 from codemods.analysis.frame_skip import resumes_in
+from codemods.analysis.frame_use import coroutine_refusal
 from codemods.analysis.nodes import body_statements
 from codemods.analysis.scopes import manager_names
 from codemods.rules.base import Example, Prefilter
@@ -206,7 +207,7 @@ class SplitWith(BlockRule):
         message = self.describe_break(func, sites, "" if sites else f"`{dunder}` itself breaks")
         if self.report_nothing_to_capture(original_node, func, message):
             return updated_node
-        reason = self.split_refusal(original_node, sites, dunder)
+        reason = self.split_refusal(original_node, sites, dunder) or coroutine_refusal(func) or None
         if reason is None:
             safe = all(self.reentrant(i) or self.resumable(i) for i in original_node.items)
             if safe or self.options.fix_mode == "unsafe":

@@ -54,6 +54,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from codemods.analysis.bindings import rebinding
+from codemods.analysis.frame_use import coroutine_refusal
 from codemods.analysis.nodes import dotted_name
 from codemods.analysis.tensors import FunctionTensorsProvider
 from codemods.analysis.unresumable import SCREEN_PATTERN, SCREEN_WORDS, Unresumable, unresumable_sites
@@ -154,9 +155,9 @@ class UnresumableBreak(FunctionScopedRule):
             f"`{func.name.value}` (or the rest of it){self._cost(func)}; as `not bool(...)` the break is "
             "at a call, where Dynamo resumes"
         )
-        rebinds = self._rebinds_bool()
-        if rebinds:
-            self.report(site.node, message, "none", note=rebinds)
+        refusal = coroutine_refusal(func) or self._rebinds_bool()
+        if refusal:
+            self.report(site.node, message, "none", note=refusal)
             return False
         return self.report(site.node, message, "safe")
 
