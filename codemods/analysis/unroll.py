@@ -52,10 +52,11 @@ class ModuleConstants:
 
     A name counts when the module binds it exactly once, at module level,
     on one line, to an int or a tuple of constants (not a list: any code
-    holding a list may change it in place), and nothing else binds it: no other statement of the module, no ``global`` declaration of
-    it anywhere, and not the function holding the loop or one around it (a
-    parameter or a local there would be what the loop reads). Found on the
-    first question: most loops are not constant-trip at all.
+    holding a list may change it in place), and nothing else binds it: no
+    other statement of the module, no ``global`` declaration of it anywhere,
+    and not the function holding the loop or one around it (a parameter or
+    a local there would be what the loop reads). Found on the first
+    question: most loops are not constant-trip at all.
 
     A class attribute counts when read through the class's own name
     (``Block.NUM_HEADS``): the class is bound once at module level, its body
