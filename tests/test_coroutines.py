@@ -45,9 +45,7 @@ CASES = {
         "    return x * 2\n"
     ),
     "GBF003": (
-        "import torch\n\n"
-        + _TRACKER
-        + "async def f(x: torch.Tensor):\n"
+        "import torch\n\n" + _TRACKER + "async def f(x: torch.Tensor):\n"
         "    x = x * 2\n"
         "    with Tracker():\n"
         "        x = x + 1\n"
