@@ -39,11 +39,11 @@ from typing import Callable, Optional, Union
 
 import libcst as cst
 
-from codemods.analysis.bindings import name_use, target_names
+from codemods.analysis.bindings import function_scope_use, name_use, target_names
 from codemods.analysis.breaks import BreakReason
 from codemods.analysis.catalogue import BY_METHOD
 from codemods.analysis.frame_use import frame_refusal
-from codemods.analysis.nodes import ITEM_BUILTINS, NESTED_SCOPES, dotted_name
+from codemods.analysis.nodes import ITEM_BUILTINS, NESTED_SCOPES, body_statements, dotted_name, self_attribute
 from codemods.fastcst import walk
 
 Loop = Union[cst.For, cst.While]
@@ -99,13 +99,15 @@ def plan_hoist(
     bound: Iterable[str],
     runs_once_at_least: bool,
     func: Optional[cst.FunctionDef] = None,
+    cls: Optional[cst.ClassDef] = None,
 ) -> Union[HoistPlan, HoistRefusal]:
     """How to hoist the breaks of a loop or comprehension made of ``parts``.
 
     ``breaking`` are its break sites (node, reason); ``bound`` the names it
     binds (loop targets, names bound in the body); ``func`` the function
     holding it: a hoist adds a name to its frame, and its other names for a
-    receiver (``s = scale``) count as the receiver.
+    receiver (``s = scale``) count as the receiver; ``cls`` the class it
+    is a method of, which tells a plain ``self`` attribute from a property.
     """
     own = frame_refusal(func) if func is not None else ""
     if own:
@@ -120,16 +122,31 @@ def plan_hoist(
         reads.setdefault(read, []).append(node)  # type: ignore[arg-type]
     bound = set(bound)
     hoisted = {id(call) for calls in reads.values() for call in calls}
+    local = _locals(func) if func is not None else None
     for receiver, _ in reads:
         root = receiver.split(".")[0]
         if root in bound:
             return HoistRefusal(f"`{receiver}` is rebound in it: its values may differ from trip to trip", True)
         changed = _changed_in(parts, receiver, hoisted, _aliases(func, root) if func is not None else {root})
+        if not changed and local is not None and root not in local:
+            changed = _outside_change(parts, root, hoisted)
         if changed:
             return HoistRefusal(f"`{receiver}` {changed} in it: its values may differ from trip to trip", True)
     plan = HoistPlan([Read(r, m, tuple(calls)) for (r, m), calls in reads.items()])
+    conditional = _first_conditional(parts, hoisted)
     if not runs_once_at_least:
         plan.unsafe = "it may run no trip: the read would then run once where it ran never"
+    elif conditional:
+        plan.unsafe = (
+            f"the read is {conditional}, so a trip may not make it: hoisted, it would run once where "
+            "the loop as written may never read (a read can raise, or wait for the GPU)"
+        )
+    elif any("." in read.receiver and not _plain_attribute(read.receiver, cls) for read in plan.reads):
+        dotted = next(read.receiver for read in plan.reads if "." in read.receiver)
+        plan.unsafe = (
+            f"`{dotted}` may be a property, whose code would then run once instead of on every trip: "
+            "safe only if it is a plain attribute"
+        )
     else:
         shared = [read for read in plan.reads if read.method == "tolist" and not _only_read(parts, read)]
         if shared:
@@ -155,11 +172,13 @@ def _changed_in(parts: Sequence[cst.CSTNode], receiver: str, hoisted: set[int], 
         for node in walk.descendants(part):
             if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
                 target = node.target
-                written = dotted_name(target.value) if isinstance(target, (cst.Subscript, cst.Attribute)) else None
-                if written is not None and (written == receiver or written.startswith(receiver + ".")):
+                written = dotted_name(_stripped(target)) if isinstance(target, (cst.Subscript, cst.Attribute)) else None
+                if written is not None and _overlaps(written, receiver):
                     return "is assigned to in part"
-                if written is not None and _root(written) in others:
-                    return f"may share its values with `{_root(written)}`, which is assigned to in part"
+                if isinstance(target, (cst.Subscript, cst.Attribute)):
+                    shared = sorted(_sources(target.value) & others)
+                    if shared:
+                        return f"may share its values with `{shared[0]}`, which is assigned to in part"
                 updated = dotted_name(target) if isinstance(node, cst.AugAssign) else None
                 if updated is not None and (updated == receiver or updated in others):
                     return "is updated in place"
@@ -175,11 +194,13 @@ def _changed_by_call(call: cst.Call, receiver: str, prefixes: set[str], others: 
     func = call.func
     if isinstance(func, cst.Attribute):
         owner, method = dotted_name(func.value), func.attr.value
-        if owner is not None and method.endswith("_") and not method.endswith("__"):
-            if owner == receiver:
+        if method.endswith("_") and not method.endswith("__"):
+            changed = dotted_name(_stripped(func.value))
+            if changed is not None and _overlaps(changed, receiver):
                 return f"is changed in place by `.{method}()`"
-            if owner in others:
-                return f"may share its values with `{owner}`, which `.{method}()` changes"
+            shared = sorted(_sources(func.value) & others)
+            if shared:
+                return f"may share its values with `{shared[0]}`, which `.{method}()` changes"
         if owner is not None and (owner in prefixes or ("." in receiver and _root(owner) in others)):
             # a method of the object the receiver is read from, under any of its names
             return f"is read from `{owner}`, whose method `.{method}()` is called"
@@ -188,6 +209,122 @@ def _changed_by_call(call: cst.Call, receiver: str, prefixes: set[str], others: 
         if passed is not None and (passed == receiver or passed in prefixes or passed in others):
             return "goes to a call that could change it"
     return ""
+
+
+#: ``self.register_buffer("name", ...)`` and the like: what the module's ``__getattr__`` returns as it is
+_REGISTERS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
+
+
+def _plain_attribute(receiver: str, cls: Optional[cst.ClassDef]) -> bool:
+    """Whether ``receiver`` is ``self.name`` that a method of ``cls`` stores (``self.name = ...``,
+    ``self.register_buffer("name", ...)``) and that ``cls`` defines no method or property of."""
+    name = receiver[5:] if receiver.startswith("self.") and receiver.count(".") == 1 else None
+    if name is None or cls is None:
+        return False
+    if any(type(stmt) is cst.FunctionDef and stmt.name.value == name for stmt in body_statements(cls.body)):
+        return False
+    for node in walk.descendants(cls.body):
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign)):
+            if self_attribute(node.target) == name:
+                return True
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _REGISTERS:
+            first = node.args[0].value if node.args else None
+            if isinstance(first, cst.SimpleString) and first.evaluated_value == name:
+                return True
+    return False
+
+
+def _locals(func: cst.FunctionDef) -> set[str]:
+    """The names of ``func``'s own frame: parameters and what it binds, not what it declares global or nonlocal."""
+    use = function_scope_use(func)
+    return use.bound - use.global_decl - use.nonlocal_decl
+
+
+#: calls that cannot change a name of another scope
+_PURE_ROOTS = frozenset({"torch", "F", "math"})
+
+
+def _outside_change(parts: Sequence[cst.CSTNode], root: str, hoisted: set[int]) -> str:
+    """How a name of another scope (a global, a closure's) may be changed within ``parts``: by
+    any call but the hoisted reads and those of ``torch`` or of builtins that only read."""
+    for part in parts:
+        for node in walk.descendants(part):
+            if type(node) is not cst.Call or id(node) in hoisted:
+                continue
+            name = dotted_name(node.func)
+            if name is not None and (name in _READ_ONLY_BUILTINS or _root(name) in _PURE_ROOTS):
+                continue
+            called = f"`{name}()`" if name is not None else "a call"
+            return f"is not a name of the function's own, and {called}, which could change it, is called"
+    return ""
+
+
+def _first_conditional(parts: Sequence[cst.CSTNode], hoisted: set[int]) -> str:
+    """Why some hoisted read may not be made on a trip that runs ("" when each is made on every
+    trip): it sits under a condition (an ``if``, a ternary, the right of ``and``/``or``, a nested
+    loop, a ``try``), or a ``break``, ``continue``, ``return`` or ``raise`` may come before it."""
+    for part in parts:
+        exit_seen = False
+        stack: list[tuple[cst.CSTNode, str, int]] = [(part, "", 0)]
+        # depth-first, in source order: what comes earlier in a trip is visited first
+        while stack:
+            node, why, loops = stack.pop()
+            kind = type(node)
+            if kind is cst.Call and id(node) in hoisted:
+                if why:
+                    return why
+                if exit_seen:
+                    return "after a `break`, `continue`, `return` or `raise`"
+            if kind in (cst.Return, cst.Raise) or (kind in (cst.Break, cst.Continue) and not loops):
+                exit_seen = True
+            if kind in NESTED_SCOPES:
+                continue
+            children = list(walk.children(node))
+            conditional = _conditional_children(node)
+            # a `break` or `continue` in a nested loop's body is that loop's
+            body = node.body if kind in (cst.For, cst.While) else None  # type: ignore[attr-defined]
+            for child in reversed(children):
+                inner = why or ("under a condition" if id(child) in conditional else "")
+                stack.append((child, inner, loops + (child is body)))
+    return ""
+
+
+def _conditional_children(node: cst.CSTNode) -> set[int]:
+    """Ids of the children of ``node`` that a run of ``node`` may not run."""
+    kind = type(node)
+    if kind is cst.If:
+        return {id(node.body), id(node.orelse)}  # type: ignore[attr-defined]
+    if kind is cst.IfExp:
+        return {id(node.body), id(node.orelse)}  # type: ignore[attr-defined]
+    if kind is cst.BooleanOperation:
+        return {id(node.right)}  # type: ignore[attr-defined]
+    if kind in (cst.For, cst.While):
+        return {id(node.body), id(node.orelse)}  # type: ignore[attr-defined]
+    if kind in (cst.Try, cst.TryStar, cst.Match) or kind in COMPREHENSIONS or kind is cst.GeneratorExp:
+        return {id(child) for child in walk.children(node)}
+    return set()
+
+
+def _stripped(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` without the subscripts and views around what it is read from: ``scale[0]``,
+    ``scale.view(-1)[0]`` and ``scale`` all change ``scale`` when changed in place."""
+    while True:
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in _VIEW_METHODS
+        ):
+            node = node.func.value
+        else:
+            return node
+
+
+def _overlaps(written: str, receiver: str) -> bool:
+    """Whether a write to ``written`` (a dotted name) may change what ``receiver`` reads:
+    the receiver itself, a part of it, or an object it is read from (``h.scale = ...`` for ``h.scale``)."""
+    return written == receiver or written.startswith(receiver + ".") or receiver.startswith(written + ".")
 
 
 def _root(name: str) -> str:
@@ -232,17 +369,23 @@ def _aliases(func: cst.FunctionDef, root: str) -> set[str]:
     while grown:
         grown = False
         for names, value in assigns:
-            if not set(names) <= found and _may_share(value, found):
-                found.update(names)
+            sources = _sources(value)
+            if not sources:
+                continue
+            if not set(names) <= found and sources & found:
+                found.update(names)  # `s = scale`: `s` is the receiver's object
+                grown = True
+            if not sources <= found and found.intersection(names):
+                found.update(sources)  # `s = ts[0]` with receiver `s`: `ts` holds it
                 grown = True
     return found
 
 
-def _may_share(value: cst.BaseExpression, names: set[str]) -> bool:
-    """Whether ``value`` may be one of ``names``' objects, part of one, or a view of one."""
+def _sources(value: cst.BaseExpression) -> set[str]:
+    """The names whose objects ``value`` may be, be part of, or be a view of."""
     while True:
         if isinstance(value, cst.Name):
-            return value.value in names
+            return {value.value}
         if isinstance(value, (cst.Attribute, cst.Subscript)):
             value = value.value
         elif (
@@ -252,11 +395,11 @@ def _may_share(value: cst.BaseExpression, names: set[str]) -> bool:
         ):
             value = value.func.value
         elif isinstance(value, (cst.Tuple, cst.List, cst.Set)):
-            return any(_may_share(e.value, names) for e in value.elements)
+            return {name for e in value.elements for name in _sources(e.value)}
         elif isinstance(value, cst.Call) and dotted_name(value.func) in _PASSING_ITEMS:
-            return any(_may_share(arg.value, names) for arg in value.args)
+            return {name for arg in value.args for name in _sources(arg.value)}
         else:
-            return False
+            return set()
 
 
 def _only_read(parts: Sequence[cst.CSTNode], read: Read) -> bool:
