@@ -254,6 +254,19 @@ class _NameVisitor(cst.CSTVisitor):
         self.nested -= 1
         return False
 
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
+        # Only its first iterable is evaluated where it is written; the rest runs when it is
+        # consumed, maybe after the loop that made it: that is a closure's read.
+        walk.visit(node.for_in.iter, self)
+        self.nested += 1
+        walk.visit(node.elt, self)
+        for cond in node.for_in.ifs:
+            walk.visit(cond, self)
+        if node.for_in.inner_for_in is not None:
+            walk.visit(node.for_in.inner_for_in, self)
+        self.nested -= 1
+        return False
+
     def visit_CompFor(self, node: cst.CompFor) -> bool:
         # Comprehension targets are local to the comprehension.
         walk.visit(node.iter, self)

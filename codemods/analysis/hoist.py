@@ -43,7 +43,7 @@ from codemods.analysis.bindings import function_scope_use, name_use, target_name
 from codemods.analysis.breaks import BreakReason
 from codemods.analysis.catalogue import BY_METHOD
 from codemods.analysis.frame_use import frame_refusal
-from codemods.analysis.nodes import ITEM_BUILTINS, NESTED_SCOPES, body_statements, dotted_name, self_attribute
+from codemods.analysis.nodes import ITEM_BUILTINS, NESTED_SCOPES, dotted_name
 from codemods.fastcst import walk
 
 Loop = Union[cst.For, cst.While]
@@ -99,15 +99,13 @@ def plan_hoist(
     bound: Iterable[str],
     runs_once_at_least: bool,
     func: Optional[cst.FunctionDef] = None,
-    cls: Optional[cst.ClassDef] = None,
 ) -> Union[HoistPlan, HoistRefusal]:
     """How to hoist the breaks of a loop or comprehension made of ``parts``.
 
     ``breaking`` are its break sites (node, reason); ``bound`` the names it
     binds (loop targets, names bound in the body); ``func`` the function
     holding it: a hoist adds a name to its frame, and its other names for a
-    receiver (``s = scale``) count as the receiver; ``cls`` the class it
-    is a method of, which tells a plain ``self`` attribute from a property.
+    receiver (``s = scale``) count as the receiver.
     """
     own = frame_refusal(func) if func is not None else ""
     if own:
@@ -141,7 +139,8 @@ def plan_hoist(
             f"the read is {conditional}, so a trip may not make it: hoisted, it would run once where "
             "the loop as written may never read (a read can raise, or wait for the GPU)"
         )
-    elif any("." in read.receiver and not _plain_attribute(read.receiver, cls) for read in plan.reads):
+    elif any("." in read.receiver for read in plan.reads):
+        # which attributes are properties the class or a base of it may say, in another file
         dotted = next(read.receiver for read in plan.reads if "." in read.receiver)
         plan.unsafe = (
             f"`{dotted}` may be a property, whose code would then run once instead of on every trip: "
@@ -204,34 +203,14 @@ def _changed_by_call(call: cst.Call, receiver: str, prefixes: set[str], others: 
         if owner is not None and (owner in prefixes or ("." in receiver and _root(owner) in others)):
             # a method of the object the receiver is read from, under any of its names
             return f"is read from `{owner}`, whose method `.{method}()` is called"
+        if owner is not None and _root(owner) in others and method not in _VIEW_METHODS | _READS:
+            # `steps = self.steps` then `self.tick()`: a method of an object that holds the receiver
+            return f"may share its values with `{_root(owner)}`, whose method `.{method}()` is called"
     for arg in call.args:
         passed = dotted_name(arg.value)
         if passed is not None and (passed == receiver or passed in prefixes or passed in others):
             return "goes to a call that could change it"
     return ""
-
-
-#: ``self.register_buffer("name", ...)`` and the like: what the module's ``__getattr__`` returns as it is
-_REGISTERS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
-
-
-def _plain_attribute(receiver: str, cls: Optional[cst.ClassDef]) -> bool:
-    """Whether ``receiver`` is ``self.name`` that a method of ``cls`` stores (``self.name = ...``,
-    ``self.register_buffer("name", ...)``) and that ``cls`` defines no method or property of."""
-    name = receiver[5:] if receiver.startswith("self.") and receiver.count(".") == 1 else None
-    if name is None or cls is None:
-        return False
-    if any(type(stmt) is cst.FunctionDef and stmt.name.value == name for stmt in body_statements(cls.body)):
-        return False
-    for node in walk.descendants(cls.body):
-        if isinstance(node, (cst.AssignTarget, cst.AnnAssign)):
-            if self_attribute(node.target) == name:
-                return True
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _REGISTERS:
-            first = node.args[0].value if node.args else None
-            if isinstance(first, cst.SimpleString) and first.evaluated_value == name:
-                return True
-    return False
 
 
 def _locals(func: cst.FunctionDef) -> set[str]:
@@ -305,6 +284,12 @@ def _conditional_children(node: cst.CSTNode) -> set[int]:
     return set()
 
 
+def _torch_view(call: cst.Call) -> bool:
+    """``torch.narrow(t, ...)`` and the like: a function of ``torch`` that may return a view of its first argument."""
+    name = dotted_name(call.func)
+    return bool(call.args) and name is not None and name.startswith("torch.") and name[6:] in _VIEW_METHODS
+
+
 def _stripped(node: cst.BaseExpression) -> cst.BaseExpression:
     """``node`` without the subscripts and views around what it is read from: ``scale[0]``,
     ``scale.view(-1)[0]`` and ``scale`` all change ``scale`` when changed in place."""
@@ -317,6 +302,8 @@ def _stripped(node: cst.BaseExpression) -> cst.BaseExpression:
             and node.func.attr.value in _VIEW_METHODS
         ):
             node = node.func.value
+        elif isinstance(node, cst.Call) and _torch_view(node):
+            node = node.args[0].value
         else:
             return node
 
@@ -396,6 +383,8 @@ def _sources(value: cst.BaseExpression) -> set[str]:
             value = value.func.value
         elif isinstance(value, (cst.Tuple, cst.List, cst.Set)):
             return {name for e in value.elements for name in _sources(e.value)}
+        elif isinstance(value, cst.Call) and _torch_view(value):
+            value = value.args[0].value  # `torch.narrow(t, 0, 0, 1)` is a view of `t`
         elif isinstance(value, cst.Call) and dotted_name(value.func) in _PASSING_ITEMS:
             return {name for arg in value.args for name in _sources(arg.value)}
         else:

@@ -169,7 +169,7 @@ class HoistInvariant(LoopRule):
             if self.nothing_to_capture(func):
                 return updated_node
             once = plain and iterable_runs_once_at_least(comp.for_in.iter, self.constant)
-            plan = plan_hoist(parts, breaking, bound, once, func, self.method_class())
+            plan = plan_hoist(parts, breaking, bound, once, func)
             if isinstance(plan, HoistRefusal):
                 message = self._message(func, "a comprehension", plan.reads_only)
                 self.report(original_node, message, "none", note=f"not hoisted: {plan.reason}")

@@ -45,7 +45,7 @@ class LoopRule(FunctionScopedRule):
         """How GBF009 reads the loop's breaks once before it (a refusal when some break is not such a read)."""
         parts, bound = loop_parts(loop)
         once = loop_runs_once_at_least(loop, self.constant)
-        return plan_hoist(parts, [(s.node, s.reason) for s in sites], bound, once, self.enclosing, self.method_class())
+        return plan_hoist(parts, [(s.node, s.reason) for s in sites], bound, once, self.enclosing)
 
     def hoisted_by_gbf009(self, loop: Loop, sites: list[BreakSite]) -> bool:
         """Whether GBF009, active in this run, removes every break of ``loop`` by reading values once."""
