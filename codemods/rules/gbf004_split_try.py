@@ -48,11 +48,15 @@ Fix safety
     exact only if that statement cannot raise what the handlers catch. It
     is safe when the statement is a call the break catalogue marks as not
     raising (``torch._dynamo.graph_break()``, ``print``, logger calls, time
-    reads) with plain arguments (constants, strings, attributes, and names
-    that are surely bound there: see below), and unsafe otherwise
-    (``--unsafe-fixes``); when the break is reached
-    through a call of a same-module function, which may do anything, the
-    ``try`` is outlined instead. A ``finally`` clause, a bare
+    reads) with plain arguments, and unsafe otherwise. Plain: constants,
+    strings, f-strings without a format spec (``{y:.3f}`` of a tensor of
+    several elements raises), and names that are surely bound there (see
+    below) and that the function binds to a tensor or a plain value (an
+    object's ``__str__`` may raise, and a parameter may be any object);
+    not an attribute (``x.grad.shape`` raises when ``x.grad`` is None), a
+    starred argument, or the level of ``.log(level, ...)``. When the
+    break is reached through a call of a same-module function, which may
+    do anything, the ``try`` is outlined instead. A ``finally`` clause, a bare
     ``except:``, ``except*``, a break not directly in the ``try`` body, or
     more than one breaking statement: the ``try`` is outlined (safe).
     Where every tensor op of the function is in the ``try`` and nothing
@@ -89,6 +93,7 @@ from codemods.analysis.bindings import (
 )
 from codemods.analysis.frame_use import frame_refusal
 from codemods.analysis.nodes import body_statements
+from codemods.analysis.tensors import OTHER, TENSOR
 from codemods.rules.base import Example, Prefilter
 from codemods.rules.block_rule import BlockRule, split_index, with_body
 
@@ -217,7 +222,15 @@ class SplitTry(BlockRule):
             return _Plan(None)  # the outline says why, or outlines
         index = split_index(body_statements(node.body), sites)
         assert index is not None
-        safe = _cannot_raise(body_statements(node.body)[index], self, self.bound_check(node, index, func))
+        facts = self.tensor_facts(func)
+        # a parameter is a tensor to the inference on a guess (of `forward`): anything may come in
+        params = {p.name.value for p in (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params)}
+        safe = _cannot_raise(
+            body_statements(node.body)[index],
+            self,
+            self.bound_check(node, index, func),
+            lambda expr: facts.kind(expr) in (TENSOR, OTHER) and getattr(expr, "value", None) not in params,
+        )
         if not safe and any(site.reason.via for site in sites):
             # The breaking statement calls a function that does more than the
             # break: taking all of that out of the handlers is not a split.
@@ -293,44 +306,77 @@ def _assign(name: str, value: str) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], cst.Name(value))])
 
 
-def _cannot_raise(stmt: cst.BaseStatement, rule: BlockRule, bound: Callable[[str], bool]) -> bool:
+def _cannot_raise(
+    stmt: cst.BaseStatement,
+    rule: BlockRule,
+    bound: Callable[[str], bool],
+    printable: Callable[[cst.BaseExpression], bool],
+) -> bool:
     """A statement made only of non-raising catalogue calls with plain arguments.
 
     ``bound`` says whether a name is surely bound there: reading one that
-    is not may raise ``UnboundLocalError``/``NameError``.
+    is not may raise ``UnboundLocalError``/``NameError``. ``printable``
+    whether a value is a tensor or a plain value, whose ``str()`` cannot raise.
     """
     if not isinstance(stmt, cst.SimpleStatementLine):
         return False
-    return all(isinstance(small, cst.Expr) and _plain(small.value, rule, bound, top=True) for small in stmt.body)
+    return all(
+        isinstance(small, cst.Expr) and _plain(small.value, rule, bound, printable, top=True) for small in stmt.body
+    )
 
 
-def _plain(expr: cst.BaseExpression, rule: BlockRule, bound: Callable[[str], bool], top: bool = False) -> bool:
+def _plain(
+    expr: cst.BaseExpression,
+    rule: BlockRule,
+    bound: Callable[[str], bool],
+    printable: Callable[[cst.BaseExpression], bool],
+    top: bool = False,
+) -> bool:
+    def plain(node: cst.BaseExpression) -> bool:
+        return _plain(node, rule, bound, printable)
+
     if isinstance(expr, cst.Call):
         reason = rule.lookup(expr)
-        if reason is None or reason.raises or reason.via:
+        if reason is None or reason.raises or reason.via or any(arg.star for arg in expr.args):
             return False
-        return all(_plain(arg.value, rule, bound) for arg in expr.args) and (
-            not isinstance(expr.func, cst.Attribute) or _plain(expr.func.value, rule, bound)
-        )
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "log":
+            return False  # `logging.log(level, ...)`: a level that is not an int raises
+        # the callee's own receiver (`logger` of `logger.info`) is read, not printed
+        receiver = expr.func.value if isinstance(expr.func, cst.Attribute) else None
+        if receiver is not None and not (
+            isinstance(receiver, cst.Name)
+            and bound(receiver.value)
+            or isinstance(receiver, cst.Attribute)
+            and _module_path(receiver)
+        ):
+            return False
+        return all(plain(arg.value) for arg in expr.args)
     if top:
         return False
     if isinstance(expr, cst.Name):
-        return bound(expr.value)
+        return bound(expr.value) and printable(expr)
     if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
         return True
-    if isinstance(expr, cst.Attribute):
-        return _plain(expr.value, rule, bound)
     if isinstance(expr, cst.ConcatenatedString):
-        return _plain(expr.left, rule, bound) and _plain(expr.right, rule, bound)
+        return plain(expr.left) and plain(expr.right)
     if isinstance(expr, cst.FormattedString):
         return all(
-            _plain(part.expression, rule, bound)
+            part.format_spec is None and plain(part.expression)
             for part in expr.parts
             if isinstance(part, cst.FormattedStringExpression)
         )
     if isinstance(expr, (cst.Tuple, cst.List)):
-        return all(_plain(e.value, rule, bound) for e in expr.elements)
+        return all(plain(e.value) for e in expr.elements)
     return False
+
+
+def _module_path(node: cst.Attribute) -> bool:
+    """``torch._dynamo`` of ``torch._dynamo.graph_break()``: attributes of a name, not of ``self``
+    (``self.log`` may not be set)."""
+    value: cst.BaseExpression = node
+    while isinstance(value, cst.Attribute):
+        value = value.value
+    return isinstance(value, cst.Name) and value.value not in ("self", "cls")
 
 
 _UNSAFE_WHY = "the breaking statement runs outside the handlers, so an exception it raises is no longer caught"
