@@ -47,14 +47,17 @@ import libcst as cst
 
 from codemods.analysis.bindings import (
     DropAnnotations,
+    NameUse,
     exits_of,
     function_scope_use,
     is_generated,
     local_declaration,
     name_use,
+    target_names,
 )
 from codemods.analysis.frame_use import frame_dependence, frame_refusal
-from codemods.analysis.nodes import as_element
+from codemods.analysis.nodes import NESTED_SCOPES, as_element, contains
+from codemods.fastcst import walk
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,9 @@ def plan_outline(stmt: cst.BaseStatement, func: cst.FunctionDef) -> Union[Outlin
     if use.global_decl or use.nonlocal_decl:
         return OutlineRefusal("it declares `global` or `nonlocal`")
     outside = function_scope_use(func, stmt)
+    # in a loop, the block's next run may read what this run bound (`scale` bound on the first trip only):
+    # a name it reads and binds stays the function's, but for a loop target of its own, bound before any read
+    repeated = _carried_across_runs(stmt, use) if _in_loop(func, stmt) else set()
     plan = OutlinePlan(returns=exits.returns)
     for name in sorted(use.bound):
         if is_generated(name):
@@ -99,10 +105,29 @@ def plan_outline(stmt: cst.BaseStatement, func: cst.FunctionDef) -> Union[Outlin
             plan.globals.append(name)
         elif name in outside.bound or name in outside.nonlocal_decl:
             plan.nonlocals.append(name)
-        elif name in outside.read or name in outside.closure_read:
+        elif name in repeated or name in outside.read or name in outside.closure_read:
             plan.nonlocals.append(name)
             plan.declare.append(name)
     return plan
+
+
+def _carried_across_runs(stmt: cst.CSTNode, use: NameUse) -> set[str]:
+    """Names ``stmt`` binds and reads, but for the targets of its own ``for`` loops."""
+    targets = {
+        name
+        for node in walk.descendants(stmt, lambda node: type(node) not in NESTED_SCOPES)
+        if type(node) is cst.For
+        for name in target_names(node.target)  # type: ignore[attr-defined]
+    }
+    return (use.bound & (use.read | use.closure_read)) - targets
+
+
+def _in_loop(func: cst.FunctionDef, stmt: cst.CSTNode) -> bool:
+    """Whether ``stmt`` lies in the body of a loop of ``func``'s own code."""
+    for node in walk.descendants(func.body, lambda node: type(node) not in NESTED_SCOPES):
+        if type(node) in (cst.For, cst.While) and contains(node.body, stmt):  # type: ignore[attr-defined]
+            return True
+    return False
 
 
 class _ReturnsToPairs(cst.CSTTransformer):
