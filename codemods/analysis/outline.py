@@ -117,7 +117,7 @@ def _carried_across_runs(stmt: cst.CSTNode, use: NameUse) -> set[str]:
         name
         for node in walk.descendants(stmt, lambda node: type(node) not in NESTED_SCOPES)
         if type(node) is cst.For
-        for name in target_names(node.target)  # type: ignore[attr-defined]
+        for name in target_names(node.target)
     }
     return (use.bound & (use.read | use.closure_read)) - targets
 
