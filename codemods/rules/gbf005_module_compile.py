@@ -34,10 +34,17 @@ Rewritten
 
 Fix safety
     Safe when the module's class is defined in this file (or loaded with
-    ``from_pretrained``), so its ``forward`` lives outside torch. Unsafe
-    when only its type is known (a parameter annotated ``nn.Module``, or
-    ``compiled = torch.compile(model)`` while ``model`` is also used
-    elsewhere, which now runs compiled too). Not fixed: built-in ``torch.nn``
+    ``from_pretrained``), so its ``forward`` lives outside torch, and
+    nothing else can hold the module: it is built in the compiled
+    expression (``Net().eval()``), or bound to a local name used before
+    only as a receiver or a callee (``model.eval()``, ``model(x)``).
+    ``.compile()`` changes the module itself, where ``torch.compile``
+    wrapped it, so any other reference would run compiled too. Unsafe,
+    with the reason: an alias or argument before the compile (``teacher =
+    model``), a parameter (the caller's module), an attribute
+    (``self.model``), a direct ``model.forward(...)`` call (compiled only
+    through the wrapper), ``compiled = torch.compile(model)`` while
+    ``model`` is used after it, or a module whose class is not known. Not fixed: built-in ``torch.nn``
     modules (Dynamo skips frames inside ``torch/nn``, so on torch 2.13
     ``nn.Linear(...).compile()`` compiles nothing), files that use
     ``_orig_mod`` or ``OptimizedModule`` (they rely on the wrapper), DDP/FSDP
@@ -215,6 +222,10 @@ class ModuleCompile(PlacementRule):
         target = small.targets[0].target
         verdict = safety_of(evidence)
         compiled = method_call(obj, "compile", call, arg)
+        if verdict.fix == "safe":
+            shared = self.shared_reference(obj, line)
+            if shared:
+                verdict = CompileFix("unsafe", shared)
         if dotted_name(target) is not None and dotted_name(target) == dotted_name(obj):
             if self.report(call, self.message(obj), verdict.fix, note=verdict.note):
                 self.edits.swap(line, small, compiled)
@@ -241,6 +252,42 @@ class ModuleCompile(PlacementRule):
             return None, None
         line = self.facts.parent(small)
         return (line if isinstance(line, cst.SimpleStatementLine) else None), small
+
+    def shared_reference(self, obj: cst.BaseExpression, line: cst.SimpleStatementLine) -> str:
+        """Why another reference to the module may exist, which `.compile()` in place would compile
+        too (``torch.compile`` left it alone), or why a use of it would stop running compiled; ""
+        when the function shows none: ``obj`` is a name it binds, used only as the receiver of
+        attributes (``model.eval()``), never handed on (``teacher = model``), nor its ``forward``."""
+        shown = self.shown(obj)
+        base = obj
+        while isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute):
+            base = base.func.value  # `Net().eval()`: the module `Net()` builds
+        if isinstance(base, cst.Call):
+            return ""  # built right here: nothing else holds it
+        if not isinstance(obj, cst.Name):
+            return f"`{shown}` is not a plain name: another one may hold the same module, which would run compiled too"
+        scope = self.get_metadata(ScopeProvider, obj, None)
+        if scope is None or obj not in scope.accesses:
+            return f"`{shown}` may be held elsewhere too, which would run compiled too"
+        here, in_loop = self.line_of(line), self.in_loop(line)
+        for access in scope.accesses[obj]:
+            for assignment in access.referents:
+                if isinstance(getattr(assignment, "node", None), cst.Param):
+                    return f"`{shown}` is a parameter: the caller's module would be compiled too"
+                if not isinstance(getattr(assignment, "node", None), cst.Name):
+                    return f"`{shown}` may be held elsewhere too, which would run compiled too"
+                for other in assignment.references:
+                    node = other.node
+                    parent = self.facts.parent(node)
+                    receiver = isinstance(parent, cst.Attribute) and parent.value is node
+                    if receiver and parent.attr.value == "forward":  # type: ignore[union-attr]
+                        return f"`{shown}.forward` is called directly, which runs compiled only through the wrapper"
+                    if self.facts.statement_of(node) is line or (self.line_of(node) > here and not in_loop):
+                        continue  # after the line the name is the compiled module either way
+                    if receiver or (isinstance(parent, cst.Call) and parent.func is node):
+                        continue  # `model.eval()`, `model(x)`: used, not handed on
+                    return f"`{shown}` is handed on elsewhere (an alias, an argument), which would run compiled too"
+        return ""
 
     def used_elsewhere(self, obj: cst.BaseExpression, line: cst.SimpleStatementLine) -> bool:
         """Is ``obj`` read anywhere that could run after this line (so it would be compiled too)?"""

@@ -1,4 +1,6 @@
-"""`self.body = torch.compile(self.body)` in `__init__`: checkpoints keep `body.` keys."""
+# golden: --unsafe-fixes
+"""`self.body = torch.compile(self.body)` in `__init__`: checkpoints keep `body.` keys. Unsafe: another
+name may hold the module `self.body` is (the caller's, an alias), and it would run compiled too."""
 import torch
 from torch import nn
 
