@@ -79,6 +79,7 @@ from codemods.analysis.frame_skip import resumes_in
 from codemods.analysis.frame_use import coroutine_refusal
 from codemods.analysis.nodes import body_statements
 from codemods.analysis.scopes import manager_names
+from codemods.fastcst import walk
 from codemods.rules.base import Example, Prefilter
 from codemods.rules.block_rule import BlockRule, split_index, with_body
 
@@ -233,6 +234,8 @@ class SplitWith(BlockRule):
             return "an `as` target would have to live across the break"
         if not all(isinstance(item.item, cst.Call) for item in node.items):
             return "a manager object made before the `with` would be entered twice"
+        if any(isinstance(n, cst.Call) for item in node.items for arg in item.item.args for n in walk.descendants(arg)):  # type: ignore[attr-defined]
+            return "a manager's arguments make a call, which would run again"
         body = body_statements(node.body)
         if split_index(body, sites) is None:
             return "the break is not a statement of the block's own body"
@@ -256,6 +259,11 @@ class SplitWith(BlockRule):
         out: list[cst.BaseStatement] = []
         if before:
             out.append(updated.with_changes(body=with_body(updated.body, before)))
+        # managers Dynamo resumes in (`no_grad`, `autocast`) keep wrapping the break: they change what it computes
+        kept = [new for old, new in zip(original.items, updated.items, strict=True) if self.resumable(old)]
+        if kept:
+            items = [*kept[:-1], kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+            breaking = updated.with_changes(items=items, body=with_body(updated.body, [breaking]), leading_lines=())
         out.append(breaking)
         if after:
             out.append(updated.with_changes(body=with_body(updated.body, after), leading_lines=()))
