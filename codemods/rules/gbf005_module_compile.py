@@ -223,7 +223,7 @@ class ModuleCompile(PlacementRule):
         verdict = safety_of(evidence)
         compiled = method_call(obj, "compile", call, arg)
         if verdict.fix == "safe":
-            shared = self.shared_reference(obj, line)
+            shared = self.shared_reference(obj, line, shown=self.shown(obj))
             if shared:
                 verdict = CompileFix("unsafe", shared)
         if dotted_name(target) is not None and dotted_name(target) == dotted_name(obj):
@@ -253,42 +253,6 @@ class ModuleCompile(PlacementRule):
         line = self.facts.parent(small)
         return (line if isinstance(line, cst.SimpleStatementLine) else None), small
 
-    def shared_reference(self, obj: cst.BaseExpression, line: cst.SimpleStatementLine) -> str:
-        """Why another reference to the module may exist, which `.compile()` in place would compile
-        too (``torch.compile`` left it alone), or why a use of it would stop running compiled; ""
-        when the function shows none: ``obj`` is a name it binds, used only as the receiver of
-        attributes (``model.eval()``), never handed on (``teacher = model``), nor its ``forward``."""
-        shown = self.shown(obj)
-        base = obj
-        while isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute):
-            base = base.func.value  # `Net().eval()`: the module `Net()` builds
-        if isinstance(base, cst.Call):
-            return ""  # built right here: nothing else holds it
-        if not isinstance(obj, cst.Name):
-            return f"`{shown}` is not a plain name: another one may hold the same module, which would run compiled too"
-        scope = self.get_metadata(ScopeProvider, obj, None)
-        if scope is None or obj not in scope.accesses:
-            return f"`{shown}` may be held elsewhere too, which would run compiled too"
-        here, in_loop = self.line_of(line), self.in_loop(line)
-        for access in scope.accesses[obj]:
-            for assignment in access.referents:
-                if isinstance(getattr(assignment, "node", None), cst.Param):
-                    return f"`{shown}` is a parameter: the caller's module would be compiled too"
-                if not isinstance(getattr(assignment, "node", None), cst.Name):
-                    return f"`{shown}` may be held elsewhere too, which would run compiled too"
-                for other in assignment.references:
-                    node = other.node
-                    parent = self.facts.parent(node)
-                    receiver = isinstance(parent, cst.Attribute) and parent.value is node
-                    if receiver and parent.attr.value == "forward":  # type: ignore[union-attr]
-                        return f"`{shown}.forward` is called directly, which runs compiled only through the wrapper"
-                    if self.facts.statement_of(node) is line or (self.line_of(node) > here and not in_loop):
-                        continue  # after the line the name is the compiled module either way
-                    if receiver or (isinstance(parent, cst.Call) and parent.func is node):
-                        continue  # `model.eval()`, `model(x)`: used, not handed on
-                    return f"`{shown}` is handed on elsewhere (an alias, an argument), which would run compiled too"
-        return ""
-
     def used_elsewhere(self, obj: cst.BaseExpression, line: cst.SimpleStatementLine) -> bool:
         """Is ``obj`` read anywhere that could run after this line (so it would be compiled too)?"""
         if not isinstance(obj, cst.Name):
@@ -311,14 +275,6 @@ class ModuleCompile(PlacementRule):
                     before = self.line_of(node) < here
                     if other.scope is not scope or not before or in_loop:
                         return True
-        return False
-
-    def in_loop(self, node: cst.CSTNode) -> bool:
-        current = self.facts.parent(node)
-        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module, cst.ClassDef)):
-            if isinstance(current, (cst.For, cst.While)):
-                return True
-            current = self.facts.parent(current)
         return False
 
     # -- messages -------------------------------------------------------------------

@@ -37,7 +37,14 @@ Fix safety
     with ``from_pretrained`` (its forward lives outside torch, so
     ``Module.compile()`` compiles it); unsafe when its class is not known
     here (if it is a built-in ``torch.nn`` module, ``.compile()`` compiles
-    nothing on torch 2.13). Not fixed: built-in ``torch.nn`` modules, and
+    nothing on torch 2.13), or when another name may reach the module:
+    ``.compile()`` changes the module itself, where ``torch.compile``
+    wrapped it, so that name would run compiled too. The inner module of
+    ``DDP(torch.compile(net))`` must be built right there, or a local name
+    used before only as a receiver or a callee and not after (unless the
+    result takes the name); ``ddp.module.compile()`` for
+    ``torch.compile(ddp)`` is always unsafe, as the wrapped module was
+    handed to the wrapper by some name. Not fixed: built-in ``torch.nn`` modules, and
     patterns that are not the whole value of an assignment, expression
     statement or ``return`` on a line of its own.
 """
@@ -170,6 +177,12 @@ class CompileInner(PlacementRule):
         fix, note = (verdict.fix, verdict.note) if verdict else ("unsafe", "the inner module's class is not known here")
         if any(a.star == "*" for a in call.args):
             fix, note = "none", "not fixed: `*args` passed to torch.compile"
+        if fix == "safe":
+            # `.module.compile()` changes the module the wrapper holds, which its own name may reach too
+            fix, note = (
+                "unsafe",
+                (f"the module `{name}` wraps is compiled in place: under any other name it runs compiled too"),
+            )
         small, line = self.statement_of(call)
         if not isinstance(small, cst.Assign) or line is None or len(small.targets) != 1:
             fix, note = "none", "not fixed: the compiled wrapper is used in the same expression"
@@ -210,10 +223,16 @@ class CompileInner(PlacementRule):
         else:
             verdict = safety_of(evidence)
             fix, note = verdict.fix, verdict.note
-        if not self.report(site.outer, message, fix, note=note):
-            return
         small, line = self.statement_of(site.outer)
         assert small is not None and line is not None
+        if fix == "safe":
+            target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
+            rebound = target is not None and dotted_name(target) == dotted_name(site.inner)
+            shared = self.shared_reference(site.inner, line, shown=inner_shown, after=not rebound)
+            if shared:
+                fix, note = "unsafe", shared
+        if not self.report(site.outer, message, fix, note=note):
+            return
         self.edits.replace(line, self.rewritten(site, small))
 
     def refusal(self, site: Site) -> str:

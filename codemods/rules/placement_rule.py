@@ -10,6 +10,7 @@ libcst rebuilds every node it walks, and that walk would change nothing.
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import ScopeProvider
 
 from codemods.analysis.module_evidence import EVIDENCE_METADATA, ModuleFacts
 from codemods.analysis.statement_edits import Replacement, StatementEdits
@@ -34,3 +35,54 @@ class PlacementRule(Rule):
         self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
     ) -> Replacement:
         return self.edits.apply(original_node, updated_node)
+
+    def shared_reference(
+        self, obj: cst.BaseExpression, line: cst.SimpleStatementLine, shown: str, after: bool = False
+    ) -> str:
+        """Why another reference to the module ``obj`` may exist, which `.compile()` in place on
+        ``line`` would compile too (``torch.compile`` left it alone), or why a use of it would stop
+        running compiled; "" when the function shows none: ``obj`` is built right there, or a name
+        it binds, used before ``line`` only as a receiver or a callee (``model.eval()``,
+        ``model(x)``), never handed on (``teacher = model``), its ``forward`` never called directly.
+        ``after``: a use after ``line`` counts too (the name still holds the plain module there)."""
+        base = obj
+        while isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute):
+            base = base.func.value  # `Net().eval()`: the module `Net()` builds
+        if isinstance(base, cst.Call):
+            return ""  # built right here: nothing else holds it
+        if not isinstance(obj, cst.Name):
+            return f"`{shown}` is not a plain name: another one may hold the same module, which would run compiled too"
+        scope = self.get_metadata(ScopeProvider, obj, None)
+        if scope is None or obj not in scope.accesses:
+            return f"`{shown}` may be held elsewhere too, which would run compiled too"
+        here, in_loop = self.line_of(line), self.in_loop(line)
+        for access in scope.accesses[obj]:
+            for assignment in access.referents:
+                if isinstance(getattr(assignment, "node", None), cst.Param):
+                    return f"`{shown}` is a parameter: the caller's module would be compiled too"
+                if not isinstance(getattr(assignment, "node", None), cst.Name):
+                    return f"`{shown}` may be held elsewhere too, which would run compiled too"
+                for other in assignment.references:
+                    node = other.node
+                    parent = self.facts.parent(node)
+                    receiver = isinstance(parent, cst.Attribute) and parent.value is node
+                    if receiver and parent.attr.value == "forward":  # type: ignore[union-attr]
+                        return f"`{shown}.forward` is called directly, which runs compiled only through the wrapper"
+                    if self.facts.statement_of(node) is line:
+                        continue
+                    if self.line_of(node) > here and not in_loop:
+                        if after:
+                            return f"`{shown}` is used after it, and would run compiled there too"
+                        continue  # after the line the name is the compiled module either way
+                    if receiver or (isinstance(parent, cst.Call) and parent.func is node):
+                        continue  # `model.eval()`, `model(x)`: used, not handed on
+                    return f"`{shown}` is handed on elsewhere (an alias, an argument), which would run compiled too"
+        return ""
+
+    def in_loop(self, node: cst.CSTNode) -> bool:
+        current = self.facts.parent(node)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module, cst.ClassDef)):
+            if isinstance(current, (cst.For, cst.While)):
+                return True
+            current = self.facts.parent(current)
+        return False

@@ -1,4 +1,6 @@
-"""`ddp = torch.compile(ddp)` on a DDP wrapper: compile `ddp.module` instead."""
+# golden: --unsafe-fixes
+"""`ddp = torch.compile(ddp)` on a DDP wrapper: compile `ddp.module` instead. Unsafe: the module the
+wrapper holds is compiled in place, and any other name for it would run compiled too."""
 import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
