@@ -90,6 +90,16 @@ REFUSED = {
         "is changed in place by `.add_()`",
         "s.item()",
     ),
+    "view_by_a_torch_function": (
+        "def f(x, s):\n"
+        "    v = torch.narrow(s, 0, 0, 1)\n"
+        "    for i in range(3):\n"
+        "        x = x * s.item()\n"
+        "        v.add_(1)\n"
+        "    return x\n",
+        "may share its values with `v`, which `.add_()` changes",
+        "s.item()",
+    ),
     "self_attribute_assigned": (
         "class M(torch.nn.Module):\n"
         "    def __init__(self):\n"

@@ -284,28 +284,27 @@ def _conditional_children(node: cst.CSTNode) -> set[int]:
     return set()
 
 
-def _torch_view(call: cst.Call) -> bool:
-    """``torch.narrow(t, ...)`` and the like: a function of ``torch`` that may return a view of its first argument."""
-    name = dotted_name(call.func)
-    return bool(call.args) and name is not None and name.startswith("torch.") and name[6:] in _VIEW_METHODS
+def _viewed(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """What ``node`` may be a view of: ``t`` for ``t.view(-1)``, and for ``torch.narrow(t, ...)``
+    (a function of ``torch`` of the same name); None when it is no such call."""
+    if not isinstance(node, cst.Call):
+        return None
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in _VIEW_METHODS:
+        return node.func.value
+    name = dotted_name(node.func)
+    if node.args and name is not None and name.startswith("torch.") and name[6:] in _VIEW_METHODS:
+        return node.args[0].value
+    return None
 
 
 def _stripped(node: cst.BaseExpression) -> cst.BaseExpression:
     """``node`` without the subscripts and views around what it is read from: ``scale[0]``,
     ``scale.view(-1)[0]`` and ``scale`` all change ``scale`` when changed in place."""
     while True:
-        if isinstance(node, cst.Subscript):
-            node = node.value
-        elif (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in _VIEW_METHODS
-        ):
-            node = node.func.value
-        elif isinstance(node, cst.Call) and _torch_view(node):
-            node = node.args[0].value
-        else:
+        inner = node.value if isinstance(node, cst.Subscript) else _viewed(node)
+        if inner is None:
             return node
+        node = inner
 
 
 def _overlaps(written: str, receiver: str) -> bool:
@@ -373,18 +372,13 @@ def _sources(value: cst.BaseExpression) -> set[str]:
     while True:
         if isinstance(value, cst.Name):
             return {value.value}
+        viewed = _viewed(value)
         if isinstance(value, (cst.Attribute, cst.Subscript)):
             value = value.value
-        elif (
-            isinstance(value, cst.Call)
-            and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value in _VIEW_METHODS
-        ):
-            value = value.func.value
+        elif viewed is not None:
+            value = viewed
         elif isinstance(value, (cst.Tuple, cst.List, cst.Set)):
             return {name for e in value.elements for name in _sources(e.value)}
-        elif isinstance(value, cst.Call) and _torch_view(value):
-            value = value.args[0].value  # `torch.narrow(t, 0, 0, 1)` is a view of `t`
         elif isinstance(value, cst.Call) and dotted_name(value.func) in _PASSING_ITEMS:
             return {name for arg in value.args for name in _sources(arg.value)}
         else:
