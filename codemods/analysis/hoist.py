@@ -289,11 +289,11 @@ def _viewed(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
     (a function of ``torch`` of the same name); None when it is no such call."""
     if not isinstance(node, cst.Call):
         return None
+    name = dotted_name(node.func)
+    if name is not None and name.startswith("torch.") and name.count(".") == 1:
+        return node.args[0].value if node.args and name[6:] in _VIEW_METHODS else None
     if isinstance(node.func, cst.Attribute) and node.func.attr.value in _VIEW_METHODS:
         return node.func.value
-    name = dotted_name(node.func)
-    if node.args and name is not None and name.startswith("torch.") and name[6:] in _VIEW_METHODS:
-        return node.args[0].value
     return None
 
 
