@@ -559,7 +559,7 @@ def test_gbf004_fixes_a_try_nested_in_a_split_try_in_one_run(clause: str) -> Non
     # `try` there is fixed in the same run, so a second run has nothing to do.
     source = (
         "import torch\n\n"
-        "def f(x, n, vals, log):\n"
+        "def f(x: torch.Tensor, n, vals, log):\n"
         "    try:\n"
         "        x = x + 1\n"
         '        print("a", x)\n'

@@ -52,7 +52,8 @@ Fix safety
     strings, f-strings without a format spec (``{y:.3f}`` of a tensor of
     several elements raises), and names that are surely bound there (see
     below) and that the function binds to a tensor or a plain value (an
-    object's ``__str__`` may raise, and a parameter may be any object);
+    object's ``__str__`` may raise, and a parameter without an annotation
+    may be any object);
     not an attribute (``x.grad.shape`` raises when ``x.grad`` is None), a
     starred argument, or the level of ``.log(level, ...)``. When the
     break is reached through a call of a same-module function, which may
@@ -223,8 +224,12 @@ class SplitTry(BlockRule):
         index = split_index(body_statements(node.body), sites)
         assert index is not None
         facts = self.tensor_facts(func)
-        # a parameter is a tensor to the inference on a guess (of `forward`): anything may come in
-        params = {p.name.value for p in (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params)}
+        # an unannotated parameter is a tensor to the inference on a guess (of `forward`): anything may come in
+        params = {
+            p.name.value
+            for p in (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params)
+            if p.annotation is None
+        }
         safe = _cannot_raise(
             body_statements(node.body)[index],
             self,
