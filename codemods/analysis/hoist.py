@@ -131,10 +131,9 @@ def plan_hoist(
         if changed:
             return HoistRefusal(f"`{receiver}` {changed} in it: its values may differ from trip to trip", True)
     plan = HoistPlan([Read(r, m, tuple(calls)) for (r, m), calls in reads.items()])
-    conditional = _first_conditional(parts, hoisted)
     if not runs_once_at_least:
         plan.unsafe = "it may run no trip: the read would then run once where it ran never"
-    elif conditional:
+    elif conditional := _first_conditional(parts, hoisted):
         plan.unsafe = (
             f"the read is {conditional}, so a trip may not make it: hoisted, it would run once where "
             "the loop as written may never read (a read can raise, or wait for the GPU)"
@@ -271,14 +270,10 @@ def _first_conditional(parts: Sequence[cst.CSTNode], hoisted: set[int]) -> str:
 def _conditional_children(node: cst.CSTNode) -> set[int]:
     """Ids of the children of ``node`` that a run of ``node`` may not run."""
     kind = type(node)
-    if kind is cst.If:
-        return {id(node.body), id(node.orelse)}  # type: ignore[attr-defined]
-    if kind is cst.IfExp:
+    if kind in (cst.If, cst.IfExp, cst.For, cst.While):
         return {id(node.body), id(node.orelse)}  # type: ignore[attr-defined]
     if kind is cst.BooleanOperation:
         return {id(node.right)}  # type: ignore[attr-defined]
-    if kind in (cst.For, cst.While):
-        return {id(node.body), id(node.orelse)}  # type: ignore[attr-defined]
     if kind in (cst.Try, cst.TryStar, cst.Match) or kind in COMPREHENSIONS or kind is cst.GeneratorExp:
         return {id(child) for child in walk.children(node)}
     return set()

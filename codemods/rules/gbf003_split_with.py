@@ -234,7 +234,7 @@ class SplitWith(BlockRule):
             return "an `as` target would have to live across the break"
         if not all(isinstance(item.item, cst.Call) for item in node.items):
             return "a manager object made before the `with` would be entered twice"
-        if any(isinstance(n, cst.Call) for item in node.items for arg in item.item.args for n in walk.descendants(arg)):  # type: ignore[attr-defined]
+        if any(_calls_in_arguments(item.item) for item in node.items):
             return "a manager's arguments make a call, which would run again"
         body = body_statements(node.body)
         if split_index(body, sites) is None:
@@ -269,6 +269,12 @@ class SplitWith(BlockRule):
             out.append(updated.with_changes(body=with_body(updated.body, after), leading_lines=()))
         out[0] = out[0].with_changes(leading_lines=updated.leading_lines)
         return out
+
+
+def _calls_in_arguments(manager: cst.BaseExpression) -> bool:
+    """Whether the arguments of ``manager`` (a call, as `split_refusal` has checked) make a call."""
+    assert isinstance(manager, cst.Call)
+    return any(type(node) is cst.Call for arg in manager.args for node in walk.descendants(arg))
 
 
 _UNSAFE_WHY = (

@@ -53,12 +53,11 @@ Fix safety
     several elements raises), and names that are surely bound there (see
     below) and that the function binds to a tensor or a plain value (an
     object's ``__str__`` may raise, and a parameter without an annotation
-    may be any object);
-    not an attribute (``x.grad.shape`` raises when ``x.grad`` is None), a
-    starred argument, or the level of ``.log(level, ...)``. When the
-    break is reached through a call of a same-module function, which may
-    do anything, the ``try`` is outlined instead. A ``finally`` clause, a bare
-    ``except:``, ``except*``, a break not directly in the ``try`` body, or
+    may be any object); not an attribute (``x.grad.shape`` raises when
+    ``x.grad`` is None), a starred argument, or the level of
+    ``.log(level, ...)``. When the break is reached through a call of a
+    same-module function, which may do anything, the ``try`` is outlined
+    instead. A ``finally`` clause, a bare ``except:``, ``except*``, a break not directly in the ``try`` body, or
     more than one breaking statement: the ``try`` is outlined (safe).
     Where every tensor op of the function is in the ``try`` and nothing
     else of it (no op, no comprehension) would come into a graph, an

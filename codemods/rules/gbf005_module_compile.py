@@ -44,8 +44,9 @@ Fix safety
     model``), a parameter (the caller's module), an attribute
     (``self.model``), a direct ``model.forward(...)`` call (compiled only
     through the wrapper), ``compiled = torch.compile(model)`` while
-    ``model`` is used after it, or a module whose class is not known. Not fixed: built-in ``torch.nn``
-    modules (Dynamo skips frames inside ``torch/nn``, so on torch 2.13
+    ``model`` is used after it, or a module whose class is not known.
+    Not fixed: built-in ``torch.nn`` modules (Dynamo skips frames inside
+    ``torch/nn``, so on torch 2.13
     ``nn.Linear(...).compile()`` compiles nothing), files that use
     ``_orig_mod`` or ``OptimizedModule`` (they rely on the wrapper), DDP/FSDP
     wrappers (GBF006's), and compiled modules called or passed on in the
@@ -57,7 +58,6 @@ from __future__ import annotations
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata import ScopeProvider
 
 from codemods.analysis.compile_sites import (
     CompileFix,
@@ -222,11 +222,13 @@ class ModuleCompile(PlacementRule):
         target = small.targets[0].target
         verdict = safety_of(evidence)
         compiled = method_call(obj, "compile", call, arg)
+        same_name = dotted_name(target) is not None and dotted_name(target) == dotted_name(obj)
         if verdict.fix == "safe":
-            shared = self.shared_reference(obj, line, shown=self.shown(obj))
+            # `compiled = torch.compile(model)`: `model` still names the plain module after the line
+            shared = self.shared_reference(obj, line, shown=self.shown(obj), after=not same_name)
             if shared:
                 verdict = CompileFix("unsafe", shared)
-        if dotted_name(target) is not None and dotted_name(target) == dotted_name(obj):
+        if same_name:
             if self.report(call, self.message(obj), verdict.fix, note=verdict.note):
                 self.edits.swap(line, small, compiled)
             return
@@ -236,8 +238,6 @@ class ModuleCompile(PlacementRule):
             )
             return
         if dotted_name(obj) is not None:
-            if verdict.fix == "safe" and self.used_elsewhere(obj, line):
-                verdict = CompileFix("unsafe", f"`{self.shown(obj)}` is also used elsewhere and would run compiled too")
             if self.report(call, self.message(obj), verdict.fix, note=verdict.note):
                 self.edits.replace(line, [compiled, assign(target, obj)])
             return
@@ -252,30 +252,6 @@ class ModuleCompile(PlacementRule):
             return None, None
         line = self.facts.parent(small)
         return (line if isinstance(line, cst.SimpleStatementLine) else None), small
-
-    def used_elsewhere(self, obj: cst.BaseExpression, line: cst.SimpleStatementLine) -> bool:
-        """Is ``obj`` read anywhere that could run after this line (so it would be compiled too)?"""
-        if not isinstance(obj, cst.Name):
-            return True
-        scope = self.get_metadata(ScopeProvider, obj, None)
-        if scope is None:
-            return True
-        try:
-            accesses = scope.accesses[obj]
-        except Exception:
-            return True
-        here = self.line_of(line)
-        in_loop = self.in_loop(line)
-        for access in accesses:
-            for assignment in access.referents:
-                for other in assignment.references:
-                    node = other.node
-                    if self.facts.statement_of(node) is line:
-                        continue
-                    before = self.line_of(node) < here
-                    if other.scope is not scope or not before or in_loop:
-                        return True
-        return False
 
     # -- messages -------------------------------------------------------------------
     @staticmethod

@@ -44,9 +44,9 @@ Fix safety
     used before only as a receiver or a callee and not after (unless the
     result takes the name); ``ddp.module.compile()`` for
     ``torch.compile(ddp)`` is always unsafe, as the wrapped module was
-    handed to the wrapper by some name. Not fixed: built-in ``torch.nn`` modules, and
-    patterns that are not the whole value of an assignment, expression
-    statement or ``return`` on a line of its own.
+    handed to the wrapper by some name. Not fixed: built-in ``torch.nn``
+    modules, and patterns that are not the whole value of an assignment,
+    expression statement or ``return`` on a line of its own.
 """
 
 from __future__ import annotations
@@ -179,10 +179,8 @@ class CompileInner(PlacementRule):
             fix, note = "none", "not fixed: `*args` passed to torch.compile"
         if fix == "safe":
             # `.module.compile()` changes the module the wrapper holds, which its own name may reach too
-            fix, note = (
-                "unsafe",
-                (f"the module `{name}` wraps is compiled in place: under any other name it runs compiled too"),
-            )
+            fix = "unsafe"
+            note = f"the module `{name}` wraps is compiled in place: under any other name it runs compiled too"
         small, line = self.statement_of(call)
         if not isinstance(small, cst.Assign) or line is None or len(small.targets) != 1:
             fix, note = "none", "not fixed: the compiled wrapper is used in the same expression"

@@ -44,7 +44,8 @@ class PlacementRule(Rule):
         running compiled; "" when the function shows none: ``obj`` is built right there, or a name
         it binds, used before ``line`` only as a receiver or a callee (``model.eval()``,
         ``model(x)``), never handed on (``teacher = model``), its ``forward`` never called directly.
-        ``after``: a use after ``line`` counts too (the name still holds the plain module there)."""
+        ``after``: a use that may run after ``line`` counts too (a later line, any use in a loop
+        around it or in another scope), as the name still holds the plain module there."""
         base = obj
         while isinstance(base, cst.Call) and isinstance(base.func, cst.Attribute):
             base = base.func.value  # `Net().eval()`: the module `Net()` builds
@@ -70,9 +71,9 @@ class PlacementRule(Rule):
                         return f"`{shown}.forward` is called directly, which runs compiled only through the wrapper"
                     if self.facts.statement_of(node) is line:
                         continue
+                    if after and (in_loop or other.scope is not scope or self.line_of(node) >= here):
+                        return f"`{shown}` is also used elsewhere and would run compiled too"
                     if self.line_of(node) > here and not in_loop:
-                        if after:
-                            return f"`{shown}` is used after it, and would run compiled there too"
                         continue  # after the line the name is the compiled module either way
                     if receiver or (isinstance(parent, cst.Call) and parent.func is node):
                         continue  # `model.eval()`, `model(x)`: used, not handed on
