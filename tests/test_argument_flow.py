@@ -9,8 +9,8 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper
 
-from codemods.analysis.argument_flow import bound_arguments
-from codemods.analysis.breaks import BreakProvider
+from codemods.analysis.breaks.cst import BreakProvider
+from codemods.analysis.tensors.arguments import bound_arguments
 
 
 def _call_and_def(source: str) -> tuple[cst.Call, cst.FunctionDef]:

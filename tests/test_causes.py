@@ -8,9 +8,9 @@ from typing import Optional
 import libcst as cst
 import pytest
 
-from codemods.analysis.breaks import BreakProvider
+from codemods.analysis.breaks.cst import BreakProvider
 from codemods.analysis.causes import analyse_causes
-from codemods.analysis.compiled_code import find_compiled_code, in_compiled_code
+from codemods.analysis.project.compiled_code import find_compiled_code, in_compiled_code
 from codemods.fastcst import walk
 from codemods.fastcst.positions import LazyPositionProvider
 from codemods.fastcst.walk import ReadOnlyMetadataWrapper

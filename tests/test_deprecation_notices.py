@@ -13,9 +13,9 @@ from __future__ import annotations
 import textwrap
 
 from codemods.analysis.catalogue import is_deprecation_notice, is_ignored_input_notice
+from codemods.analysis.project.index import summarise
 from rewriter.engine.config import Settings
 from rewriter.engine.pipeline import transform_source
-from rewriter.prefilter.index import summarise
 
 SOURCE = textwrap.dedent("""\
     import logging

@@ -3,7 +3,12 @@
 ``rewriter.cli -> rewriter.runtime -> rewriter.engine -> rewriter.prefilter ->
 codemods.rules -> codemods.analysis -> codemods.fastcst``: a module may import
 its own wing or any wing below it, never one above. Every import counts,
-lazy ones inside functions and ``TYPE_CHECKING`` ones included.
+lazy ones inside functions and ``TYPE_CHECKING`` ones included. The
+analysis wing is split by question (``project/``: does compiled code reach
+this; ``breaks/``; ``tensors/``; ``names/``), each folder holding the libcst
+answer and the cheap ``ast`` answer side by side: the project index is read
+before any rule runs, yet lives below the rules, so ``codemods`` never needs
+``rewriter``.
 """
 
 from __future__ import annotations

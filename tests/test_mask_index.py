@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from codemods.analysis.breaks import BreakProvider
+from codemods.analysis.breaks.cst import BreakProvider
 from codemods.fastcst.walk import ReadOnlyMetadataWrapper
 from rewriter.prefilter.facts import ScreenFacts
 

@@ -1,4 +1,4 @@
-"""codemods.analysis.scopes answers what libcst's QualifiedNameProvider answers, for the calls that matter."""
+"""codemods.analysis.names.scopes answers what libcst's QualifiedNameProvider answers, for the calls that matter."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 
 from codemods.analysis.catalogue import BY_QUALIFIED
-from codemods.analysis.scopes import NameScopeProvider, qualified_names
+from codemods.analysis.names.scopes import NameScopeProvider, qualified_names
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

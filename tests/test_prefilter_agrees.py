@@ -16,7 +16,7 @@ import os
 import libcst as cst
 import pytest
 
-from codemods.analysis.breaks import BreakProvider, find_breaks
+from codemods.analysis.breaks.cst import BreakProvider, find_breaks
 from codemods.fastcst.positions import LazyPositionProvider
 from codemods.fastcst.walk import ReadOnlyMetadataWrapper, descendants
 from rewriter.prefilter.facts import ScreenFacts

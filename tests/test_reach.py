@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from codemods.analysis.project.index import summarise
 from rewriter.cli import app
-from rewriter.prefilter.index import summarise
 from tests.golden_placement import FIXTURES
 
 #: importing torch.jit (an installed package's callee is looked up) warns once about its own deprecation

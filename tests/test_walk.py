@@ -9,8 +9,8 @@ import libcst as cst
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from codemods.analysis.breaks import BreakProvider
-from codemods.analysis.scopes import NameScopeProvider
+from codemods.analysis.breaks.cst import BreakProvider
+from codemods.analysis.names.scopes import NameScopeProvider
 from codemods.fastcst import walk
 from codemods.fastcst.positions import LazyPositionProvider
 from tests import generated

@@ -32,7 +32,7 @@ class BreakCall:
     (``torch.where(cond)``); ``method``: a method of that name called with no
     argument (``x.item()``); ``logger``: a logger method on a logger-like
     receiver; ``tensor_read``: a builtin applied to a tensor (``int(t)``),
-    which needs the tensor inference of :mod:`codemods.analysis.tensors`;
+    which needs the tensor inference of :mod:`codemods.analysis.tensors.cst`;
     ``condition``: a call of that name inside the test of an ``if`` whose
     value is a tensor (``if mask.any():``), a branch on the tensor's values;
     ``mask_index``: a subscript read through a boolean tensor (``x[x > 0]``,

@@ -4,7 +4,7 @@
 loop the break makes Dynamo skip the whole frame. The structural rules
 (GBF001-GBF004, GBF009) contain the damage; torch has ways to make these
 breaks disappear. This module decides, for each such call that runs compiled
-(:func:`codemods.analysis.compiled_code.in_compiled_code`), which fix removes
+(:func:`codemods.analysis.project.compiled_code.in_compiled_code`), which fix removes
 its break and how safe that is. GBF010 makes the fixes; the structural rules
 ask :func:`cause_removes` and leave those breaks to it. Measured on torch
 2.13 (CPU), a loop of ``x = x * 2`` and the call, compiled:
@@ -37,13 +37,13 @@ from typing import Callable, Literal, Optional
 
 import libcst as cst
 
-from codemods.analysis.bindings import target_names
-from codemods.analysis.breaks import BreakReason, BreakSite, find_breaks
-from codemods.analysis.compiled_code import CompiledCode, CompiledCodeSurvey, Entry, in_compiled_code
+from codemods.analysis.breaks.cst import BreakReason, BreakSite, find_breaks
 from codemods.analysis.fix_safety import FixMode, Safety
+from codemods.analysis.names.bindings import target_names
+from codemods.analysis.names.scopes import Scope, ScopeTracker, names_in
 from codemods.analysis.nodes import NESTED_SCOPES, dotted_name
-from codemods.analysis.scopes import Scope, ScopeTracker, names_in
-from codemods.analysis.tensors import TENSOR, TensorFacts, submodule_attributes, torch_aliases
+from codemods.analysis.project.compiled_code import CompiledCode, CompiledCodeSurvey, Entry, in_compiled_code
+from codemods.analysis.tensors.cst import TENSOR, TensorFacts, submodule_attributes, torch_aliases
 from codemods.fastcst import walk
 
 Form = Literal["reorder", "ignore", "guard"]

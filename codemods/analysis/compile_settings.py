@@ -16,7 +16,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, ImportItem
 
-from codemods.analysis.compiled_code import CompiledCodeSurvey
+from codemods.analysis.project.compiled_code import CompiledCodeSurvey
 from codemods.fastcst import walk
 
 

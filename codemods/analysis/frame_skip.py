@@ -29,9 +29,9 @@ from typing import Callable, Iterator, Optional, Union
 import libcst as cst
 from libcst import MetadataDependent
 
-from codemods.analysis.breaks import BreakSite, Lookup, find_breaks, sites_that_skip
+from codemods.analysis.breaks.cst import BreakSite, Lookup, find_breaks, sites_that_skip
 from codemods.analysis.catalogue import RESUMABLE_CONTEXT_MANAGERS
-from codemods.analysis.scopes import manager_names
+from codemods.analysis.names.scopes import manager_names
 from codemods.fastcst import walk
 
 Holder = Union[cst.For, cst.While, cst.With, cst.Try]

@@ -32,7 +32,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.analysis.bindings import is_generated
+from codemods.analysis.names.bindings import is_generated
 from codemods.analysis.nodes import dotted_name
 from codemods.fastcst import walk
 

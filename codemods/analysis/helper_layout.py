@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.analysis.bindings import is_generated
+from codemods.analysis.names.bindings import is_generated
 from codemods.fastcst import walk
 
 

@@ -39,10 +39,10 @@ from typing import Callable, Optional, Union
 
 import libcst as cst
 
-from codemods.analysis.bindings import function_scope_use, name_use, target_names
-from codemods.analysis.breaks import BreakReason
+from codemods.analysis.breaks.cst import BreakReason
 from codemods.analysis.catalogue import BY_METHOD
 from codemods.analysis.frame_use import frame_refusal
+from codemods.analysis.names.bindings import function_scope_use, name_use, target_names
 from codemods.analysis.nodes import ITEM_BUILTINS, NESTED_SCOPES, dotted_name
 from codemods.fastcst import walk
 

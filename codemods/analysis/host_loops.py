@@ -23,7 +23,7 @@ from typing import Optional, Union
 
 import libcst as cst
 
-from codemods.analysis.bindings import function_scope_use
+from codemods.analysis.names.bindings import function_scope_use
 from codemods.analysis.nodes import ITEM_BUILTINS, NESTED_SCOPES, dotted_name
 from codemods.fastcst import walk
 

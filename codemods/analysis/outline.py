@@ -45,7 +45,8 @@ from typing import Sequence, Union
 
 import libcst as cst
 
-from codemods.analysis.bindings import (
+from codemods.analysis.frame_use import frame_dependence, frame_refusal
+from codemods.analysis.names.bindings import (
     DropAnnotations,
     NameUse,
     exits_of,
@@ -55,7 +56,6 @@ from codemods.analysis.bindings import (
     name_use,
     target_names,
 )
-from codemods.analysis.frame_use import frame_dependence, frame_refusal
 from codemods.analysis.nodes import NESTED_SCOPES, as_element, contains
 from codemods.fastcst import walk
 

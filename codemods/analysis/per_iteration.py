@@ -24,7 +24,7 @@ How the body's names stay exact (the driver is the outlined loop, see
 * A name the body binds that carries a value from one trip to the next (read
   before it is bound, bound only on some paths, captured by a closure; not a
   name a nested loop binds and only that loop reads, see
-  :func:`~codemods.analysis.bindings.bound_afresh`) or
+  :func:`~codemods.analysis.names.bindings.bound_afresh`) or
   that the driver reads (a ``while`` condition, the ``else`` clause) lives in
   the driver (``name: object``: declared, not assigned) and is shared.
 * Any other name the body binds is bound afresh on every trip before it is
@@ -58,7 +58,8 @@ from typing import Callable, Optional, Sequence, Union
 
 import libcst as cst
 
-from codemods.analysis.bindings import (
+from codemods.analysis.fstrings import FStringsToFormat, unconvertible
+from codemods.analysis.names.bindings import (
     DropAnnotations,
     ReplaceLoopControl,
     bound_afresh,
@@ -68,7 +69,6 @@ from codemods.analysis.bindings import (
     name_use,
     target_names,
 )
-from codemods.analysis.fstrings import FStringsToFormat, unconvertible
 from codemods.analysis.nodes import as_element, block_indent, body_statements, contains
 from codemods.analysis.outline import OutlinePlan
 

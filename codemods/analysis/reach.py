@@ -4,7 +4,7 @@ which calls into other files break.
 A graph break only costs something in code ``torch.compile`` runs: the
 ``forward`` of a module, a function passed to or decorated with
 ``torch.compile``, and what they call. The engine reads every file of the
-scanned tree once, cheaply (``rewriter/prefilter/index.py``), links the
+scanned tree once, cheaply (``codemods/analysis/project/index.py``), links the
 calls across files, and gives each file a :class:`ProjectFacts`:
 
 * ``units``: each function or method of the file (not nested in another
@@ -16,7 +16,7 @@ calls across files, and gives each file a :class:`ProjectFacts`:
   (:class:`ExternalBreak`), keyed as :func:`call_key` spells them.
 
 Rules ask through :meth:`codemods.rules.base.Rule.reach`; the break
-analysis (:mod:`codemods.analysis.breaks`) and the prefilter read
+analysis (:mod:`codemods.analysis.breaks.cst`) and the prefilter read
 ``external``. Both read the same value, so they agree by construction.
 
 Functions are named by their qualified name in the module, classes

@@ -32,7 +32,7 @@ from typing import Optional
 
 import libcst as cst
 
-from codemods.analysis.bindings import name_use, rebinding
+from codemods.analysis.names.bindings import name_use, rebinding
 from codemods.analysis.nodes import (
     body_statements,
     dotted_name,
@@ -40,7 +40,7 @@ from codemods.analysis.nodes import (
     self_attributes_made,
     single_assignment,
 )
-from codemods.analysis.tensors import TENSOR, TensorFacts
+from codemods.analysis.tensors.cst import TENSOR, TensorFacts
 from codemods.fastcst import walk
 
 #: calls that make a 2-d integer tensor of indices (with no ``as_tuple``)

@@ -33,7 +33,7 @@ from typing import Literal, Optional
 
 import libcst as cst
 
-from codemods.analysis.breaks import BreakProvider, BreakReason, find_breaks
+from codemods.analysis.breaks.cst import BreakProvider, BreakReason, find_breaks
 from codemods.analysis.nodes import dotted_name
 from codemods.fastcst.positions import LazyPositionProvider
 from codemods.fastcst.walk import ReadOnlyMetadataWrapper

@@ -31,7 +31,7 @@ from typing import Optional
 import libcst as cst
 
 from codemods.analysis.nodes import dotted_name, self_attributes_made
-from codemods.analysis.tensors import FunctionTensors, TensorFacts
+from codemods.analysis.tensors.cst import FunctionTensors, TensorFacts
 from codemods.fastcst import walk
 
 #: the recurrent modules Dynamo will not trace (``torch.nn`` class names)

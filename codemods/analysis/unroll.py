@@ -12,7 +12,9 @@ from typing import Callable, Optional, Sequence, Union
 import libcst as cst
 from libcst.metadata import BaseMetadataProvider
 
-from codemods.analysis.bindings import (
+from codemods.analysis.frame_use import frame_dependence, frame_refusal
+from codemods.analysis.fstrings import unconvertible
+from codemods.analysis.names.bindings import (
     DropAnnotations,
     NameUse,
     exits_of,
@@ -23,8 +25,6 @@ from codemods.analysis.bindings import (
     name_use,
     target_names,
 )
-from codemods.analysis.frame_use import frame_dependence, frame_refusal
-from codemods.analysis.fstrings import unconvertible
 from codemods.analysis.nodes import block_indent, body_statements, dotted_name, single_assignment
 from codemods.fastcst import walk
 

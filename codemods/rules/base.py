@@ -18,14 +18,14 @@ import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
 from libcst.metadata.base_provider import ProviderT
 
-from codemods.analysis.bindings import DeclareHelperNonlocals
-from codemods.analysis.breaks import BreakProvider, BreakReason, BreakSite, find_breaks
+from codemods.analysis.breaks.cst import BreakProvider, BreakReason, BreakSite, find_breaks
 from codemods.analysis.causes import CauseAnalysis, analyse_causes, cause_removes
 from codemods.analysis.fix_safety import FixMode, Safety
 from codemods.analysis.helper_layout import SpaceHelpers
 from codemods.analysis.helper_names import NameAllocator
+from codemods.analysis.names.bindings import DeclareHelperNonlocals
 from codemods.analysis.reach import NO_FACTS, ProjectFacts, Reach, ReachMode, unit_names
-from codemods.analysis.tensors import FunctionTensors, FunctionTensorsProvider, TensorFacts, inline_tensor_ops
+from codemods.analysis.tensors.cst import FunctionTensors, FunctionTensorsProvider, TensorFacts, inline_tensor_ops
 from codemods.fastcst import walk
 from codemods.fastcst.positions import LazyPositionProvider
 

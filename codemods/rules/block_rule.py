@@ -16,15 +16,15 @@ from typing import Optional, Sequence, Union
 
 import libcst as cst
 
-from codemods.analysis.breaks import BreakProvider, BreakSite
+from codemods.analysis.breaks.cst import BreakProvider, BreakSite
 from codemods.analysis.helper_names import is_outlined
+from codemods.analysis.names.scopes import NameScopeProvider, qualified_names
 from codemods.analysis.nodes import NESTED_SCOPES, contains
 from codemods.analysis.outline import (
     OutlineRefusal,
     build_outline,
     plan_outline,
 )
-from codemods.analysis.scopes import NameScopeProvider, qualified_names
 from codemods.fastcst import walk
 from codemods.rules.base import FunctionScopedRule
 

@@ -63,9 +63,9 @@ from typing import Union, cast
 
 import libcst as cst
 
-from codemods.analysis.bindings import ReplaceLoopControl
 from codemods.analysis.fstrings import FStringsToFormat
 from codemods.analysis.helper_names import helper_kind
+from codemods.analysis.names.bindings import ReplaceLoopControl
 from codemods.analysis.nodes import body_statements
 from codemods.analysis.unroll import Refusal, build_unrolled, plan_unroll
 from codemods.rules.base import Example, Prefilter

@@ -91,9 +91,9 @@ from typing import Sequence
 
 import libcst as cst
 
-from codemods.analysis.bindings import target_names
 from codemods.analysis.helper_names import hint_of, is_outlined
 from codemods.analysis.host_loops import device_value_names, host_loop
+from codemods.analysis.names.bindings import target_names
 from codemods.analysis.nodes import ITEM_BUILTINS, NESTED_SCOPES, body_statements, dotted_name
 from codemods.analysis.outline import (
     OutlineRefusal,

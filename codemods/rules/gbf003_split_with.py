@@ -77,8 +77,8 @@ import libcst as cst
 from codemods.analysis.fix_safety import Safety
 from codemods.analysis.frame_skip import resumes_in
 from codemods.analysis.frame_use import coroutine_refusal
+from codemods.analysis.names.scopes import manager_names
 from codemods.analysis.nodes import body_statements
-from codemods.analysis.scopes import manager_names
 from codemods.fastcst import walk
 from codemods.rules.base import Example, Prefilter
 from codemods.rules.block_rule import BlockRule, split_index, with_body

@@ -85,15 +85,15 @@ from typing import Callable, Optional, Sequence, Union
 
 import libcst as cst
 
-from codemods.analysis.bindings import (
+from codemods.analysis.frame_use import frame_refusal
+from codemods.analysis.names.bindings import (
     ever_unbound,
     function_scope_use,
     name_use,
     surely_bound_before,
 )
-from codemods.analysis.frame_use import frame_refusal
 from codemods.analysis.nodes import body_statements
-from codemods.analysis.tensors import OTHER, TENSOR
+from codemods.analysis.tensors.cst import OTHER, TENSOR
 from codemods.rules.base import Example, Prefilter
 from codemods.rules.block_rule import BlockRule, split_index, with_body
 

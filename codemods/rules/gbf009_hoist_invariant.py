@@ -42,7 +42,7 @@ from typing import Union
 
 import libcst as cst
 
-from codemods.analysis.breaks import find_breaks
+from codemods.analysis.breaks.cst import find_breaks
 from codemods.analysis.fix_safety import Safety
 from codemods.analysis.helper_names import hint_of, is_outlined
 from codemods.analysis.hoist import (

@@ -112,7 +112,7 @@ from typing import Optional, Union
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor, ImportItem
 
-from codemods.analysis.breaks import BreakProvider
+from codemods.analysis.breaks.cst import BreakProvider
 from codemods.analysis.causes import REORDER, CauseAnalysis, CauseFix, analyse_causes
 from codemods.analysis.nodes import dotted_name
 from codemods.fastcst import walk

@@ -51,7 +51,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from codemods.analysis.tensors import FunctionTensorsProvider
+from codemods.analysis.tensors.cst import FunctionTensorsProvider
 from codemods.analysis.unresumable import unresumable_sites
 from codemods.fastcst import walk
 from codemods.fastcst.positions import LazyPositionProvider

@@ -53,10 +53,10 @@ from typing import Optional
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from codemods.analysis.bindings import rebinding
 from codemods.analysis.frame_use import coroutine_refusal
+from codemods.analysis.names.bindings import rebinding
 from codemods.analysis.nodes import dotted_name
-from codemods.analysis.tensors import FunctionTensorsProvider
+from codemods.analysis.tensors.cst import FunctionTensorsProvider
 from codemods.analysis.unresumable import SCREEN_PATTERN, SCREEN_WORDS, Unresumable, unresumable_sites
 from codemods.rules.base import Example, FunctionScopedRule, Prefilter, RuleOptions
 

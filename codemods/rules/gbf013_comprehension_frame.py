@@ -88,13 +88,13 @@ from typing import Iterator, Optional, Union
 
 import libcst as cst
 
-from codemods.analysis.bindings import function_scope_use, target_names
-from codemods.analysis.breaks import BreakProvider, BreakSite
+from codemods.analysis.breaks.cst import BreakProvider, BreakSite
 from codemods.analysis.frame_skip import FrameSkip, frame_skips
 from codemods.analysis.helper_names import is_outlined
+from codemods.analysis.names.bindings import function_scope_use, target_names
+from codemods.analysis.names.scopes import NameScopeProvider
 from codemods.analysis.nodes import NESTED_SCOPES
-from codemods.analysis.scopes import NameScopeProvider
-from codemods.analysis.tensors import OTHER, UNKNOWN, FunctionTensorsProvider, TensorFacts
+from codemods.analysis.tensors.cst import OTHER, UNKNOWN, FunctionTensorsProvider, TensorFacts
 from codemods.analysis.unroll import ModuleConstantsProvider
 from codemods.fastcst import walk
 from codemods.fastcst.positions import LazyPositionProvider

@@ -8,7 +8,7 @@ for the loop's backward jump.
 A fix is worth making only when the skipped frame runs tensor work of its
 own: the modules and functions it calls compile as frames of their own
 whether it is skipped or not. A function with no inline tensor op
-(:mod:`codemods.analysis.tensors`) is reported as having nothing to capture
+(:mod:`codemods.analysis.tensors.cst`) is reported as having nothing to capture
 and left as it is.
 """
 
@@ -18,7 +18,7 @@ from typing import Optional, Union
 
 import libcst as cst
 
-from codemods.analysis.breaks import (
+from codemods.analysis.breaks.cst import (
     BreakProvider,
     BreakSite,
     sites_that_skip,

@@ -21,6 +21,8 @@ from typing import Iterator, Optional, Sequence
 
 import libcst as cst
 
+from codemods.analysis.project.index import FileSummary
+from codemods.analysis.project.link import Project
 from codemods.analysis.reach import ProjectFacts
 from codemods.rules.registry import REGISTRY
 from rewriter.engine.config import Settings
@@ -30,8 +32,6 @@ from rewriter.engine.pipeline import Outcome, PythonRejects, SelfCheckError, tra
 from rewriter.engine.project import link, summarise_file
 from rewriter.engine.results import Changed, Failed, FileResult, Unchanged
 from rewriter.engine.suppressions import Suppression, suppression_comments
-from rewriter.prefilter.index import FileSummary
-from rewriter.prefilter.project import Project
 
 #: below this many files a process pool costs more than it saves
 _POOL_THRESHOLD = 8

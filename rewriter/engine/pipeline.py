@@ -24,7 +24,7 @@ from typing import Any, Optional
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from codemods.analysis.breaks import BreakProvider
+from codemods.analysis.breaks.cst import BreakProvider
 from codemods.analysis.helper_names import first_free_number
 from codemods.analysis.reach import NO_FACTS, ProjectFacts
 from codemods.fastcst.positions import LazyPositionProvider

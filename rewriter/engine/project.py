@@ -2,7 +2,7 @@
 
 The batch (:mod:`rewriter.engine.batch`) summarises the files in parallel
 (:func:`summarise_file`), links the summaries in this process
-(:class:`rewriter.prefilter.project.Project`) and hands each file its
+(:class:`codemods.analysis.project.link.Project`) and hands each file its
 :class:`codemods.analysis.reach.ProjectFacts` with its chunk. A file
 processed on its own (stdin, one file from the API) is its own project
 (:func:`file_facts`).
@@ -15,11 +15,11 @@ import os
 import sys
 from typing import Optional
 
+from codemods.analysis.project.index import FileSummary, summarise
+from codemods.analysis.project.link import LinkOptions, Project
 from codemods.analysis.reach import ProjectFacts
 from rewriter.engine.config import Settings
 from rewriter.engine.fileio import SourceError, read_source
-from rewriter.prefilter.index import FileSummary, summarise
-from rewriter.prefilter.project import LinkOptions, Project
 
 
 def project_root(settings: Settings, path: str) -> str:

@@ -4,7 +4,7 @@ Statements (functions, classes, blocks, imports, assignments) come from
 ``ast``; calls from one regular expression over the text (an identifier
 followed by ``(``, with its line): walking every expression node in Python
 would cost three times the parse. "May break" over-approximates the libcst
-break analysis (:mod:`codemods.analysis.breaks`) on purpose, reading the
+break analysis (:mod:`codemods.analysis.breaks.cst`) on purpose, reading the
 same catalogue (:mod:`codemods.analysis.catalogue`): a catalogue call is
 matched by its last name and what is written just before it (a receiver
 named like the catalogue's module, an import of it, a logger-like name; a
@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
+from codemods.analysis.astnodes import dotted, expressions_of, long_docstring, loop_submodule, normal
 from codemods.analysis.catalogue import (
     ARITY_OF_LAST,
     BOOL_MARK,
@@ -46,8 +47,7 @@ from codemods.analysis.catalogue import (
 )
 from codemods.analysis.reach import ProjectFacts
 from codemods.analysis.scalar_index import INDEXABLE_CLASSES
-from rewriter.prefilter.astnodes import dotted, long_docstring, loop_submodule
-from rewriter.prefilter.tensor_evidence import annotation_is_tensor
+from codemods.analysis.tensors.ast import annotation_is_tensor
 from rewriter.prefilter.text import (
     ALIAS_REST,
     CALL,
@@ -58,7 +58,6 @@ from rewriter.prefilter.text import (
     call_arguments,
     has_word,
     method_receivers,
-    normal,
     whole_words,
     word_ends,
 )
@@ -88,7 +87,6 @@ CLASS_CALL_METHODS = frozenset({"__init__", "__enter__", "__exit__"})
 SUBMODULE_METHODS = frozenset({"forward", "__call__"})
 #: simple statements a skeleton may blank at module or class level
 _BLANKABLE = frozenset({ast.Assign, ast.AnnAssign, ast.Expr})
-_BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 
 
 def _last_name(node: ast.AST) -> Optional[str]:
@@ -219,7 +217,7 @@ class ScreenFacts:
             index = bisect_left(lines, start)
             if index == len(lines) or lines[index] > end:
                 continue
-            for part in _expressions_of(stmt):
+            for part in expressions_of(stmt):
                 if not decorators and any(part is d for d in getattr(stmt, "decorator_list", ())):
                     continue
                 for node in ast.walk(part):
@@ -816,7 +814,7 @@ class ScreenFacts:
     def may_output_in_compiled_code(self) -> bool:
         """An output call (``print``, ``warnings.warn``, a logging call) may run in compiled code.
 
-        Compiled code as :mod:`codemods.analysis.compiled_code` reads a file,
+        Compiled code as :mod:`codemods.analysis.project.compiled_code` reads a file,
         widened: some ``forward`` may reach an output call of this file, or the
         file may compile something (then any function may be compiled here).
         """
@@ -832,7 +830,7 @@ class ScreenFacts:
 
     def _may_compile(self) -> bool:
         """A ``torch.compile`` call with an argument (a decorator's too), a bare ``@...compile``
-        decorator, or a ``.compile()`` call: the entries :mod:`codemods.analysis.compiled_code` knows."""
+        decorator, or a ``.compile()`` call: the entries :mod:`codemods.analysis.project.compiled_code` knows."""
         if "compile" not in self.text:
             return False
         bare = any(
@@ -970,21 +968,3 @@ def first_line(stmt: ast.stmt) -> int:
     for decorator in getattr(stmt, "decorator_list", ()):
         first = min(first, decorator.lineno)
     return first
-
-
-def _expressions_of(stmt: ast.stmt) -> Iterable[ast.AST]:
-    """The parts of a statement that are not statements themselves (headers, handler types…)."""
-    for field in stmt._fields:
-        value = getattr(stmt, field, None)
-        if field in _BODIES:
-            for item in value or ():
-                if isinstance(item, ast.ExceptHandler) and item.type is not None:
-                    yield item.type
-                elif isinstance(item, ast.match_case):
-                    yield item.pattern
-                    if item.guard is not None:
-                        yield item.guard
-        elif isinstance(value, ast.AST):
-            yield value
-        elif isinstance(value, list):
-            yield from (v for v in value if isinstance(v, ast.AST))

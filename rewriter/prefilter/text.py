@@ -10,9 +10,10 @@ more files through.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator
 from typing import Optional
+
+from codemods.analysis.astnodes import normal
 
 #: what may come between a called name and its ``(``: blanks, backslash-newlines, comments, ``)``
 _TO_PAREN = r"(?:[\s\\)]|#[^\n]*)*+\("
@@ -50,11 +51,6 @@ def whole_words(text: str, word: str) -> Iterator[int]:
 def has_word(text: str, word: str) -> bool:
     """``re.search(rf"\\b{word}\\b", text)``, without trying the pattern at every position."""
     return next(whole_words(text, word), None) is not None
-
-
-def normal(name: str) -> str:
-    """Python reads identifiers in NFKC form; so does ``ast``."""
-    return name if name.isascii() else unicodedata.normalize("NFKC", name)
 
 
 def _skip_back(text: str, i: int) -> tuple[int, bool]:

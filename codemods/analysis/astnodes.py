@@ -1,9 +1,14 @@
-"""Small questions about Python's own syntax trees that the prefilter's passes share."""
+"""Small questions about Python's own syntax trees that every ``ast`` reader shares."""
 
 from __future__ import annotations
 
 import ast
+import unicodedata
+from collections.abc import Iterable
 from typing import Optional
+
+#: the fields of a statement that hold statements (and handlers, match cases)
+_BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 
 
 def dotted(node: ast.AST) -> Optional[str]:
@@ -60,3 +65,26 @@ def loop_submodule(loop: ast.AST) -> Optional[tuple[str, str]]:
         return None
     attr = iterated_submodule(iterable)
     return (target.id, attr) if attr is not None else None
+
+
+def expressions_of(stmt: ast.stmt) -> Iterable[ast.AST]:
+    """The parts of a statement that are not statements themselves (headers, handler types…)."""
+    for field in stmt._fields:
+        value = getattr(stmt, field, None)
+        if field in _BODIES:
+            for item in value or ():
+                if isinstance(item, ast.ExceptHandler) and item.type is not None:
+                    yield item.type
+                elif isinstance(item, ast.match_case):
+                    yield item.pattern
+                    if item.guard is not None:
+                        yield item.guard
+        elif isinstance(value, ast.AST):
+            yield value
+        elif isinstance(value, list):
+            yield from (v for v in value if isinstance(v, ast.AST))
+
+
+def normal(name: str) -> str:
+    """Python reads identifiers in NFKC form; so does ``ast``."""
+    return name if name.isascii() else unicodedata.normalize("NFKC", name)

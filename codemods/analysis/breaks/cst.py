@@ -36,7 +36,6 @@ from typing import Any, Callable, Mapping, Optional, Sequence, Union
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
 
-from codemods.analysis.argument_flow import bound_arguments
 from codemods.analysis.catalogue import (
     BY_QUALIFIED,
     BY_TENSOR_READ,
@@ -49,10 +48,11 @@ from codemods.analysis.catalogue import (
     logger_entry,
     method_entry,
 )
+from codemods.analysis.names.scopes import Scope, ScopeTracker, names_in
 from codemods.analysis.nodes import NESTED_SCOPES, dotted_name
 from codemods.analysis.reach import ExternalBreak, call_key
-from codemods.analysis.scopes import Scope, ScopeTracker, names_in
-from codemods.analysis.tensors import OTHER, TensorFacts, may_be_bool_tensor, returns_a_tensor, torch_aliases
+from codemods.analysis.tensors.arguments import bound_arguments
+from codemods.analysis.tensors.cst import OTHER, TensorFacts, may_be_bool_tensor, returns_a_tensor, torch_aliases
 from codemods.fastcst import walk
 
 

@@ -28,7 +28,7 @@ from libcst import MetadataDependent
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import BatchableMetadataProvider
 
-from codemods.analysis.bindings import target_names
+from codemods.analysis.names.bindings import target_names
 
 _BUILTINS = frozenset(dir(builtins))
 

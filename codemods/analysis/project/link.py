@@ -1,6 +1,6 @@
 """The project index: the files' summaries linked into what each file needs to know.
 
-:mod:`rewriter.prefilter.index` reads each file of the scanned tree on its
+:mod:`codemods.analysis.project.index` reads each file of the scanned tree on its
 own; this module resolves their calls across files and answers, per file,
 with a :class:`codemods.analysis.reach.ProjectFacts`:
 
@@ -34,9 +34,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Optional
 
+from codemods.analysis.project.index import Call, ClassSummary, FileSummary, UnitSummary
 from codemods.analysis.reach import ExternalBreak, ProjectFacts, Reach, ReachMode
 from codemods.analysis.third_party import package_kind, source_break
-from rewriter.prefilter.index import Call, ClassSummary, FileSummary, UnitSummary
 
 #: decorators after which Dynamo does not trace the function: it runs it eagerly, or uses its result
 OPAQUE = frozenset(

@@ -1,6 +1,6 @@
 """Which expressions of a function Python's ``ast`` shows to be tensors, for the project index.
 
-The index (:mod:`rewriter.prefilter.index`) reads the functions of other
+The index (:mod:`codemods.analysis.project.index`) reads the functions of other
 files without libcst, yet a loop that calls one of them must learn that it
 breaks on data-dependent code (``int(x.abs().max())``, ``if not
 torch.isfinite(x).all():``). The file's own analysis decides those with its
@@ -31,9 +31,9 @@ import ast
 from collections.abc import Iterable, Iterator
 from typing import Optional, Union
 
+from codemods.analysis.astnodes import dotted
 from codemods.analysis.catalogue import CONDITION_CALLS
-from codemods.analysis.tensors import METHOD_NON_TENSOR, TENSOR_ATTRIBUTES, TORCH_NON_TENSOR, names_a_tensor_type
-from rewriter.prefilter.astnodes import dotted
+from codemods.analysis.tensors.cst import METHOD_NON_TENSOR, TENSOR_ATTRIBUTES, TORCH_NON_TENSOR, names_a_tensor_type
 
 Def = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 #: nodes whose insides are another scope, or not evaluated as the test itself
@@ -228,7 +228,7 @@ def _plain_default(func: Def, arg: ast.arg) -> bool:
 
 def bound_arguments(call: ast.Call, func: Def, through_instance: bool) -> list[tuple[str, ast.expr]]:
     """(parameter, argument) pairs of ``call`` to ``func``, as far as they can be told apart
-    (:func:`codemods.analysis.argument_flow.bound_arguments` on Python's tree)."""
+    (:func:`codemods.analysis.tensors.arguments.bound_arguments` on Python's tree)."""
     args = func.args
     positional = [*args.posonlyargs, *args.args]
     static = any(dotted(d) == "staticmethod" for d in func.decorator_list)

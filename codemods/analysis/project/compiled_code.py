@@ -33,8 +33,8 @@ from typing import Literal, Optional, Union
 import libcst as cst
 
 from codemods.analysis.module_evidence import SELF_RETURNING
+from codemods.analysis.names.scopes import Scope, ScopeTracker, names_in
 from codemods.analysis.nodes import dotted_name
-from codemods.analysis.scopes import Scope, ScopeTracker, names_in
 from codemods.fastcst import walk
 
 COMPILE = frozenset({"torch.compile"})

@@ -1,7 +1,7 @@
 """One file's part of the project index: what it defines, what its functions call, which of them break.
 
 The engine reads every file of the scanned tree with this before any rule
-runs (in parallel), then links the summaries (:mod:`rewriter.prefilter.project`)
+runs (in parallel), then links the summaries (:mod:`codemods.analysis.project.link`)
 to learn which functions compiled code reaches and which calls into other
 files break. It has to cost little more than Python's own parse, so it
 walks only the statements of ``ast``'s tree and finds calls with one
@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterator, Optional, Union
 
+from codemods.analysis.astnodes import dotted, expressions_of, long_docstring, loop_submodule, normal
 from codemods.analysis.catalogue import (
     BY_QUALIFIED,
     BY_TENSOR_READ,
@@ -53,16 +54,13 @@ from codemods.analysis.catalogue import (
     logger_entry,
     method_entry,
 )
-from rewriter.prefilter.astnodes import dotted, long_docstring, loop_submodule
-from rewriter.prefilter.facts import _expressions_of
-from rewriter.prefilter.tensor_evidence import (
+from codemods.analysis.tensors.ast import (
     TensorEvidence,
     annotation_is_tensor,
     bound_arguments,
     own_nodes,
     torch_names,
 )
-from rewriter.prefilter.text import normal
 
 Call = tuple[str, str, str]
 Def = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -361,7 +359,7 @@ class _Reader:
         stmt = _statement_at(self.tree.body, line)
         if stmt is None:
             return None
-        for part in _expressions_of(stmt):
+        for part in expressions_of(stmt):
             for node in ast.walk(part):
                 if isinstance(node, ast.Call) and _ends_with(node.func, name, line):
                     return node

@@ -43,8 +43,8 @@ from typing import Optional
 import libcst as cst
 from libcst.metadata import BaseMetadataProvider
 
-from codemods.analysis.bindings import target_names
 from codemods.analysis.catalogue import BOOL_FUNCTIONS, BOOL_METHODS
+from codemods.analysis.names.bindings import target_names
 from codemods.analysis.nodes import NESTED_SCOPES, dotted_name, self_attribute
 from codemods.fastcst import walk
 
@@ -132,7 +132,7 @@ _BOOL_COMPARISONS = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.Great
 #: operators whose result is a bool tensor when both sides are
 _BOOL_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor)
 
-#: the tables above that readers of Python's ``ast`` share (rewriter/prefilter/tensor_evidence.py)
+#: the tables above that readers of Python's ``ast`` share (codemods/analysis/tensors/ast.py)
 TORCH_NON_TENSOR = _TORCH_NON_TENSOR
 METHOD_NON_TENSOR = _METHOD_NON_TENSOR
 TENSOR_ATTRIBUTES = _TENSOR_ATTRIBUTES

@@ -1,6 +1,6 @@
 """Which parameter of a function each argument of a call lands in.
 
-The tensor inference (:mod:`codemods.analysis.tensors`) reads one function at
+The tensor inference (:mod:`codemods.analysis.tensors.cst`) reads one function at
 a time, so a helper that pads by its ``paddings`` parameter does not know that
 its caller hands it a tuple of tensors (the padding amounts of a convolution,
 kept in buffers). The break analysis follows the calls of a file to their

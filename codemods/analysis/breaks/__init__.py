@@ -1,0 +1,1 @@
+"""Does this break? The exact libcst answer the rules use (:mod:`.cst`)."""
