@@ -36,3 +36,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture
 def regen_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--regen-golden"))
+
+
+@pytest.fixture(autouse=True)
+def _own_result_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with an empty result cache of its own: a test that changes a rule in
+    process (or a run of another test) must not be answered from an earlier run."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))

@@ -6,6 +6,7 @@ stderr. Exit codes are defined in :mod:`rewriter.engine.results`.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, Callable, List, Optional
 
@@ -145,6 +146,11 @@ def read_stdin() -> bytes:
 STDIN_FILENAME_HELP = "With `-`: the path of the source read from stdin, for configuration, excludes and messages."
 
 
+CACHE_DIR_HELP = (
+    "Keep results between runs here (default: cache_dir of [tool.gbfix], else $XDG_CACHE_HOME/gbfix "
+    "or the platform's cache directory)."
+)
+NO_CACHE_HELP = "Neither read nor write the cache of earlier runs' results."
 COMPILED_HELP = (
     "A function your code compiles from outside the scanned files (Class.method, or FILE:Class.method, "
     "e.g. GenerationMixin.generate): what it calls runs under compile too. Repeatable."
@@ -165,6 +171,8 @@ def resolve_settings(
     config: Optional[str] = None,
     reach: Optional[str] = None,
     compiled: Optional[List[str]] = None,
+    cache_dir: Optional[str] = None,
+    no_cache: bool = False,
 ) -> Settings:
     """Settings from the nearest pyproject.toml, then the flags. Exits 2 on errors."""
     try:
@@ -179,6 +187,8 @@ def resolve_settings(
             fix_mode="report" if report_only else ("unsafe" if unsafe_fixes else "safe"),
             reach=choose_format(reach, REACH_MODES, "--reach") if reach is not None else None,
             compiled=settings.compiled + tuple(compiled or ()),
+            cache_dir=os.path.abspath(cache_dir) if cache_dir else None,
+            cache=False if no_cache else None,
         )
     except ConfigError as exc:
         err(f"gbfix: error: {exc}")

@@ -18,8 +18,10 @@ from typing import List, Optional
 import typer
 
 from rewriter.cli.app import (
+    CACHE_DIR_HELP,
     COMPILED_HELP,
     FORCE_EXCLUDE_HELP,
+    NO_CACHE_HELP,
     REACH_HELP,
     STDIN,
     STDIN_FILENAME_HELP,
@@ -129,6 +131,8 @@ def scan(
     log: Optional[str] = typer.Option(None, "--log", metavar="FILE", help=LOG_HELP),
     reach: Optional[str] = typer.Option(None, "--reach", metavar="MODE", help=REACH_HELP),
     compiled: Optional[List[str]] = typer.Option(None, "--compiled", metavar="NAME", help=COMPILED_HELP),
+    cache_dir: Optional[str] = typer.Option(None, "--cache-dir", metavar="DIR", help=CACHE_DIR_HELP),
+    no_cache: bool = typer.Option(False, "--no-cache", help=NO_CACHE_HELP),
     explain_reach: Optional[str] = typer.Option(
         None,
         "--explain-reach",
@@ -149,7 +153,16 @@ def scan(
     name = stdin_name(paths, stdin_filename)
     where = [name if name != STDIN else "."] if name else paths
     settings = resolve_settings(
-        where, select, ignore, exclude, report_only=True, config=config, reach=reach, compiled=compiled
+        where,
+        select,
+        ignore,
+        exclude,
+        report_only=True,
+        config=config,
+        reach=reach,
+        compiled=compiled,
+        cache_dir=cache_dir,
+        no_cache=no_cache,
     )
     totals = Totals()
     report = ScanReport()

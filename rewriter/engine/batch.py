@@ -17,6 +17,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
+from dataclasses import fields, replace
 from typing import Iterator, Optional, Sequence
 
 import libcst as cst
@@ -25,11 +26,12 @@ from codemods.analysis.project.index import FileSummary
 from codemods.analysis.project.link import Project
 from codemods.analysis.reach import ProjectFacts
 from codemods.rules.registry import REGISTRY
+from rewriter.engine.cache import Cache, canonical, code_version, digest, environment, open_cache
 from rewriter.engine.config import Settings
-from rewriter.engine.fileio import SourceError, decode_source, encode_source, read_source
+from rewriter.engine.fileio import FileStamp, SourceError, decode_source, encode_source, read_source, stamp_of
 from rewriter.engine.nesting import on_deep_stack
 from rewriter.engine.pipeline import Outcome, PythonRejects, SelfCheckError, transform_source
-from rewriter.engine.project import link, summarise_file
+from rewriter.engine.project import link, summarise_file, warn_unnamed
 from rewriter.engine.results import Changed, Failed, FileResult, Unchanged
 from rewriter.engine.suppressions import Suppression, suppression_comments
 
@@ -242,29 +244,58 @@ def _chunk(paths: Sequence[str], facts: Sequence[ProjectFacts]) -> list[FileResu
     return [process_file(p, _WORKER_SETTINGS, project=f) for p, f in zip(paths, facts, strict=True)]
 
 
-def _summaries(paths: Sequence[str]) -> list[Optional[FileSummary]]:
+def _summaries(
+    paths: Sequence[str], cache: Optional[Cache] = None, keys: Sequence[str] = ()
+) -> list[Optional[FileSummary]]:
+    """The index's summary of each file; with a cache, each stored under its key of ``keys``."""
     found = []
-    for path in paths:
+    for path, key in zip(paths, keys or [""] * len(paths), strict=True):
         with collector_paused():
-            found.append(summarise_file(os.path.abspath(path)))
+            summary = summarise_file(os.path.abspath(path))
+        if cache is not None and key and summary is not None:
+            cache.put(key, summary)
+        found.append(summary)
     return found
 
 
-def build_project(paths: Sequence[str], settings: Settings, jobs: int = 0) -> Project:
+def build_project(
+    paths: Sequence[str],
+    settings: Settings,
+    jobs: int = 0,
+    summary_keys: Optional[dict[str, str]] = None,
+    cache: Optional[Cache] = None,
+) -> Project:
     """The scanned tree linked as one project (:mod:`rewriter.engine.project`): every file
-    summarised, in parallel as the batch is, then linked here."""
+    summarised, in parallel as the batch is, then linked here.
+
+    ``summary_keys``: path -> the key of its summary in ``cache``. A summary an
+    earlier run stored is read here (a worker sending it would cost as much);
+    the others are made, in parallel when there are enough.
+    """
     jobs = jobs or default_jobs()
     where = paths[0] if paths else "."
-    if jobs == 1 or len(paths) < _POOL_THRESHOLD:
-        return link(_summaries(paths), settings, where)
-    found: list[Optional[FileSummary]] = []
+    keys = summary_keys if cache is not None and summary_keys else {}
     # The summaries and the links between them are many small objects that live until
     # the facts are read: a collector walking them as they grow only costs time.
     with collector_paused():
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_start_index_worker) as pool:
-            for part in pool.map(_summaries, chunks_of(paths, jobs)):
-                found.extend(part)
-        return link(found, settings, where)
+        known = {path: cache.get(keys[path]) for path in paths if path in keys} if cache is not None else {}
+        missing = [path for path in paths if known.get(path) is None]
+        made = dict(zip(missing, _made_summaries(missing, jobs, cache, keys), strict=True))
+        return link([known.get(path) or made.get(path) for path in paths], settings, where)
+
+
+def _made_summaries(
+    paths: list[str], jobs: int, cache: Optional[Cache], keys: dict[str, str]
+) -> list[Optional[FileSummary]]:
+    if jobs == 1 or len(paths) < _POOL_THRESHOLD:
+        return _summaries(paths, cache, [keys.get(path, "") for path in paths])
+    found: list[Optional[FileSummary]] = []
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_start_index_worker) as pool:
+        chunks = chunks_of(paths, jobs)
+        chunk_keys = [[keys.get(path, "") for path in chunk] for chunk in chunks]
+        for part in pool.map(_summaries, chunks, [cache] * len(chunks), chunk_keys):
+            found.extend(part)
+    return found
 
 
 def project_facts(paths: Sequence[str], settings: Settings, jobs: int = 0) -> dict[str, ProjectFacts]:
@@ -341,7 +372,18 @@ def run_batch(
     the file that kills, and a fresh pool takes the rest.
     """
     jobs = jobs or default_jobs()
+    cache = open_cache(settings.cache, settings.cache_dir) if project is None else None
+    if cache is not None:
+        yield from _through_cache(paths, settings, jobs, cache)
+        return
     by_path = _facts_of(paths, project) if project is not None else project_facts(paths, settings, jobs)
+    yield from _processed(paths, settings, jobs, by_path)
+
+
+def _processed(
+    paths: Sequence[str], settings: Settings, jobs: int, by_path: dict[str, ProjectFacts]
+) -> Iterator[FileResult]:
+    """Each of ``paths`` processed with its facts, in order (see :func:`run_batch`)."""
 
     def facts(chunk: Sequence[str]) -> list[ProjectFacts]:
         return [by_path[path] for path in chunk]
@@ -408,3 +450,112 @@ def _one_by_one(paths: Sequence[str], settings: Settings, facts: Sequence[Projec
                 yield pool.submit(_chunk, [path], [known]).result()[0]
             except Exception as exc:
                 yield Failed(path, f"internal error (the worker process died: {type(exc).__name__}); please report it")
+
+
+# -- the cache (:mod:`rewriter.engine.cache`) ------------------------------------------------
+
+
+class _Read:
+    """A file as the parent read it, to key its entries: its digest, and its bytes and stamp to rebuild a
+    cached rewrite with."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.absolute = os.path.abspath(path)
+        self.data: Optional[bytes] = None
+        self.stamp: Optional[FileStamp] = None
+        try:
+            with open(path, "rb") as handle:
+                opened = os.fstat(handle.fileno())
+                self.data = handle.read()
+            self.stamp = stamp_of(self.data, opened)
+        except OSError:
+            pass  # not keyed: the worker reads it again and reports why it cannot
+
+    @property
+    def content(self) -> str:
+        return self.stamp.sha256 if self.stamp is not None else ""
+
+
+def settings_key(settings: Settings) -> str:
+    """What every entry of a run depends on besides the files: gbfix's code, Python and torch, the
+    resolved settings (where the cache is aside)."""
+    values = {f.name: getattr(settings, f.name) for f in fields(settings) if f.name not in ("cache", "cache_dir")}
+    return digest(code_version(), environment(), canonical(values))
+
+
+def _through_cache(paths: Sequence[str], settings: Settings, jobs: int, cache: Cache) -> Iterator[FileResult]:
+    """:func:`run_batch` reading what an earlier run left in ``cache`` and storing what it makes.
+
+    The whole tree's facts are keyed by every (path, content) pair: an
+    unchanged tree needs no index at all; otherwise the index reads the
+    summaries of unchanged files from the cache and links again, and each
+    file's result is looked up under its own content and its new facts.
+    """
+    run = settings_key(settings)
+    files = [_Read(path) for path in paths]
+    tree = digest("project", run, *(f"{f.path}\0{f.absolute}\0{f.content}" for f in files))
+    by_path: dict[str, ProjectFacts] = {}
+    known = cache.get(tree)
+    if known is not None:
+        facts_digests, unnamed = known
+        keys = _result_keys(files, run, facts_digests)
+        cached = {path: cache.get(key) for path, key in keys.items()}
+        if all(result is not None for result in cached.values()):
+            warn_unnamed(unnamed)
+        else:
+            known = None  # an entry was pruned: the files missing need their facts
+    if known is None:
+        summary_keys = {f.path: digest("summary", code_version(), f.absolute, f.content) for f in files if f.content}
+        by_path, facts_digests, unnamed = project_digests(paths, settings, jobs, summary_keys, cache)
+        cache.put(tree, (facts_digests, unnamed))
+        keys = _result_keys(files, run, facts_digests)
+        cached = {path: cache.get(key) for path, key in keys.items()}
+    missing = [f.path for f in files if cached.get(f.path) is None]
+    fresh = _processed(missing, settings, jobs, by_path) if missing else iter(())
+    for read in files:
+        result = cached.get(read.path)
+        if result is None:
+            result = next(fresh)
+            if read.path in keys and read.data is not None:
+                cache.put(keys[read.path], _storable(result))
+        elif isinstance(result, Changed) and read.data is not None:
+            result = replace(result, old=read.data, stamp=read.stamp)
+        yield result
+    cache.prune()
+
+
+def _result_keys(files: Sequence[_Read], run: str, facts_digests: dict[str, str]) -> dict[str, str]:
+    """path -> the key of its result, for the files read whole."""
+    return {
+        f.path: digest("result", run, f.path, f.absolute, f.content, facts_digests[f.path])
+        for f in files
+        if f.data is not None and f.path in facts_digests
+    }
+
+
+def _storable(result: FileResult) -> FileResult:
+    """A result as stored: a rewrite without the old bytes and stamp, which the next run reads afresh."""
+    if isinstance(result, Changed):
+        return replace(result, old=b"", stamp=None)
+    return result
+
+
+def project_digests(
+    paths: Sequence[str], settings: Settings, jobs: int, summary_keys: dict[str, str], cache: Cache
+) -> tuple[dict[str, ProjectFacts], dict[str, str], list[str]]:
+    """Each file's facts and their digest, and the ``compiled`` names no function has, linked as
+    :func:`project_facts` links them (in a process of its own when there is a pool)."""
+    if jobs == 1 or len(paths) < _POOL_THRESHOLD:
+        return _linked_digests(list(paths), settings, 1, summary_keys, cache)
+    with ProcessPoolExecutor(max_workers=1, initializer=_die_with_parent) as linker:
+        return linker.submit(_linked_digests, list(paths), settings, jobs, summary_keys, cache).result()
+
+
+def _linked_digests(
+    paths: list[str], settings: Settings, jobs: int, summary_keys: dict[str, str], cache: Cache
+) -> tuple[dict[str, ProjectFacts], dict[str, str], list[str]]:
+    project = build_project(paths, settings, jobs, summary_keys, cache)
+    facts = _facts_of(paths, project)
+    digests = {path: digest(canonical(found)) for path, found in facts.items()}
+    return facts, digests, [name for name in settings.compiled if not project.named(name)]

@@ -50,6 +50,9 @@ class Settings(RuleSettings):
     recorded_skips: dict[str, frozenset[RecordedSkip]] = field(default_factory=dict)
     #: the pyproject.toml the settings came from, if any
     source: Optional[str] = None
+    #: keep results between runs (:mod:`rewriter.engine.cache`), in ``cache_dir`` ("": the user's cache directory)
+    cache: bool = True
+    cache_dir: str = ""
 
     @property
     def active_codes(self) -> tuple[str, ...]:
@@ -70,6 +73,7 @@ CONFIG_KEYS = (
     "third_party",
     "breaking_third_party",
     "verify",
+    "cache_dir",
 )
 _LIST_KEYS = {
     "compiled",
@@ -176,6 +180,11 @@ def settings_from_table(table: dict[str, Any], path: str) -> Settings:
         if not isinstance(table["torch_only"], bool):
             raise ConfigError(f"{where}: torch_only must be true or false")
         values["torch_only"] = table["torch_only"]
+    if "cache_dir" in table:
+        if not isinstance(table["cache_dir"], str):
+            raise ConfigError(f"{where}: cache_dir must be a directory path (a string)")
+        given = os.path.expanduser(table["cache_dir"])
+        values["cache_dir"] = os.path.join(os.path.dirname(os.path.abspath(path)), given) if given else ""
     if "verify" in table:
         entries = table["verify"]
         if not isinstance(entries, list):

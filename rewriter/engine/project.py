@@ -47,10 +47,14 @@ def summarise_file(path: str) -> Optional[FileSummary]:
 
 def link(summaries: list[Optional[FileSummary]], settings: Settings, where: str) -> Project:
     project = Project([s for s in summaries if s is not None], link_options(settings, where))
-    for name in settings.compiled:
-        if not project.named(name):
-            sys.stderr.write(f"gbfix: warning: compiled: no function of the scanned files is named {name}\n")
+    warn_unnamed([name for name in settings.compiled if not project.named(name)])
     return project
+
+
+def warn_unnamed(names: list[str]) -> None:
+    """The ``compiled`` names no function of the scanned files has (a run from the cache repeats it)."""
+    for name in names:
+        sys.stderr.write(f"gbfix: warning: compiled: no function of the scanned files is named {name}\n")
 
 
 def file_facts(text: str, path: str, settings: Settings, tree: Optional[ast.Module] = None) -> ProjectFacts:
