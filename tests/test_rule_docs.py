@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from codemods.rules.registry import REGISTRY
@@ -94,3 +97,10 @@ def test_explain_names_the_rules_from_what_they_declare():
     assert rules_for("loop") == ("GBF009", "GBF001", "GBF002")
     assert rules_for("with") == ("GBF003",)
     assert rules_for("try") == ("GBF004",)
+
+
+def test_every_rule_has_a_row_in_the_readme_table():
+    """The fourth place a new rule touches (CONTRIBUTING.md): one row of the README's rule table."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| (GBF\d{3}) \|", readme, flags=re.M))
+    assert sorted(set(REGISTRY) - rows) == []
