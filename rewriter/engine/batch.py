@@ -511,13 +511,16 @@ def _through_cache(paths: Sequence[str], settings: Settings, jobs: int, cache: C
         cache.put(tree, (facts_digests, unnamed))
         keys = _result_keys(files, run, facts_digests)
         cached = {path: cache.get(key) for path, key in keys.items()}
+    for read in files:
+        if not isinstance(cached.get(read.path), Changed):
+            read.data = None  # only a stored rewrite needs the bytes it was made from
     missing = [f.path for f in files if cached.get(f.path) is None]
     fresh = _processed(missing, settings, jobs, by_path) if missing else iter(())
     for read in files:
         result = cached.get(read.path)
         if result is None:
             result = next(fresh)
-            if read.path in keys and read.data is not None:
+            if read.path in keys:
                 cache.put(keys[read.path], _storable(result))
         elif isinstance(result, Changed) and read.data is not None:
             result = replace(result, old=read.data, stamp=read.stamp)
@@ -530,7 +533,7 @@ def _result_keys(files: Sequence[_Read], run: str, facts_digests: dict[str, str]
     return {
         f.path: digest("result", run, f.path, f.absolute, f.content, facts_digests[f.path])
         for f in files
-        if f.data is not None and f.path in facts_digests
+        if f.stamp is not None and f.path in facts_digests
     }
 
 
