@@ -19,6 +19,7 @@ from rewriter.cli import app
 from rewriter.engine import batch
 from rewriter.engine.cache import MAX_AGE_S, Cache, default_directory, name_is_temporary
 from rewriter.engine.config import load_settings
+from rewriter.engine.results import Failed
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -184,3 +185,10 @@ def test_two_runs_at_once_share_one_cache(tree, tmp_path):
     warm = subprocess.run([*command, *cache], capture_output=True, env=env, cwd=tree).stdout
     assert warm == expected
     assert not [p for p in (tmp_path / "cache").rglob("*") if name_is_temporary(str(p))]
+
+
+def test_a_failure_of_the_file_is_kept_one_of_the_machine_is_not():
+    syntax = Failed("pkg/bad.py", "syntax error: invalid syntax", 3)
+    died = Failed("pkg/big.py", f"{batch.WORKER_DIED}: BrokenProcessPool); please report it")
+    assert batch._storable(syntax) == syntax
+    assert batch._storable(died) is None

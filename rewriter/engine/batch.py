@@ -127,6 +127,8 @@ def _unused_ignores(text: str, outcome: Outcome, settings: Settings) -> tuple[Su
     )
 
 
+#: how the error of a file whose worker process died begins (the memory killer, a crash in native code)
+WORKER_DIED = "internal error (the worker process died"
 #: the error of a file nested too deeply for Python's parser or for the rules' walks
 TOO_DEEP = "too deeply nested to parse"
 #: the Python that judged a file's syntax, named in syntax errors
@@ -449,7 +451,7 @@ def _one_by_one(paths: Sequence[str], settings: Settings, facts: Sequence[Projec
             try:
                 yield pool.submit(_chunk, [path], [known]).result()[0]
             except Exception as exc:
-                yield Failed(path, f"internal error (the worker process died: {type(exc).__name__}); please report it")
+                yield Failed(path, f"{WORKER_DIED}: {type(exc).__name__}); please report it")
 
 
 # -- the cache (:mod:`rewriter.engine.cache`) ------------------------------------------------
@@ -520,8 +522,9 @@ def _through_cache(paths: Sequence[str], settings: Settings, jobs: int, cache: C
         result = cached.get(read.path)
         if result is None:
             result = next(fresh)
-            if read.path in keys:
-                cache.put(keys[read.path], _storable(result))
+            stored = _storable(result)
+            if read.path in keys and stored is not None:
+                cache.put(keys[read.path], stored)
         elif isinstance(result, Changed) and read.data is not None:
             result = replace(result, old=read.data, stamp=read.stamp)
         yield result
@@ -537,10 +540,13 @@ def _result_keys(files: Sequence[_Read], run: str, facts_digests: dict[str, str]
     }
 
 
-def _storable(result: FileResult) -> FileResult:
-    """A result as stored: a rewrite without the old bytes and stamp, which the next run reads afresh."""
+def _storable(result: FileResult) -> Optional[FileResult]:
+    """A result as stored: a rewrite without the old bytes and stamp, which the next run reads afresh;
+    None for a failure that may not recur (a worker the memory killer ended)."""
     if isinstance(result, Changed):
         return replace(result, old=b"", stamp=None)
+    if isinstance(result, Failed) and result.message.startswith(WORKER_DIED):
+        return None
     return result
 
 
