@@ -39,7 +39,10 @@ def regen_golden(request: pytest.FixtureRequest) -> bool:
 
 
 @pytest.fixture(autouse=True)
-def _own_result_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test starts with an empty result cache of its own: a test that changes a rule in
-    process (or a run of another test) must not be answered from an earlier run."""
+def _no_result_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No result cache unless a test asks for one (tests/test_cache.py): a test comparing two runs
+    (one worker and two, with and without the screen) must see both analysed, and a test that
+    changes a rule in process must not be answered from an earlier run. Its directory is a fresh
+    one all the same."""
+    monkeypatch.setenv("GBFIX_NO_CACHE", "1")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))

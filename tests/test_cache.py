@@ -17,11 +17,18 @@ from typer.testing import CliRunner
 
 from rewriter.cli import app
 from rewriter.engine import batch
-from rewriter.engine.cache import MAX_AGE_S, Cache, default_directory, name_is_temporary
+from rewriter.engine.cache import MAX_AGE_S, NO_CACHE_VARIABLE, Cache, default_directory, name_is_temporary
 from rewriter.engine.config import load_settings
 from rewriter.engine.results import Failed
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _cache_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests' default turns the cache off (tests/conftest.py); these are about it."""
+    monkeypatch.delenv(NO_CACHE_VARIABLE)
+
 
 MODEL = """\
 import torch
@@ -117,10 +124,16 @@ def test_a_changed_callee_in_another_file_reaches_its_callers(tree, tmp_path, mo
     assert _run("scan", "pkg", *cache) == before
 
 
-def test_no_cache_writes_nothing(tree, tmp_path):
+def test_no_cache_writes_nothing(tree, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     _run("scan", "pkg", "--cache-dir", str(cache), "--no-cache")
     assert not cache.exists()
+    monkeypatch.setenv(NO_CACHE_VARIABLE, "1")
+    _run("scan", "pkg", "--cache-dir", str(cache))
+    assert not cache.exists()
+    monkeypatch.setenv(NO_CACHE_VARIABLE, "0")
+    _run("scan", "pkg", "--cache-dir", str(cache))
+    assert _entries(cache)
 
 
 def test_the_cache_dir_of_the_pyproject(tree):

@@ -15,7 +15,7 @@ it, and with them their keys. Three kinds of entries:
 
 Entries live under ``$XDG_CACHE_HOME/gbfix`` (else the platform's cache
 directory), or ``--cache-dir`` / ``cache_dir`` in ``[tool.gbfix]``; ``--no-cache``
-turns them off. Each is written to a temporary file and renamed over its
+(or ``GBFIX_NO_CACHE=1`` in the environment) turns them off. Each is written to a temporary file and renamed over its
 name, so a reader sees a whole entry or none, and two runs writing the same
 entry write the same bytes. An entry that cannot be read is a miss. Entries
 unused for a month go, and the oldest go first when the cache grows past
@@ -224,10 +224,14 @@ def _remove(path: str) -> bool:
         return False
 
 
+#: set (to anything but "" or "0") in the environment, it turns the cache off as ``--no-cache`` does
+NO_CACHE_VARIABLE = "GBFIX_NO_CACHE"
+
+
 def open_cache(enabled: bool, directory: str) -> Optional[Cache]:
     """The run's cache (``directory``, else :func:`default_directory`); None when it is turned off or
     cannot be made, which is said once: a cache costs time, never results."""
-    if not enabled:
+    if not enabled or os.environ.get(NO_CACHE_VARIABLE, "") not in ("", "0"):
         return None
     cache = Cache(directory or default_directory())
     try:
