@@ -19,7 +19,7 @@ from rewriter.cli import app
 from rewriter.engine import batch
 from rewriter.engine.cache import MAX_AGE_S, NO_CACHE_VARIABLE, Cache, default_directory, name_is_temporary
 from rewriter.engine.config import load_settings
-from rewriter.engine.results import Failed
+from rewriter.engine.results import Changed, Failed
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -205,3 +205,13 @@ def test_a_failure_of_the_file_is_kept_one_of_the_machine_is_not():
     died = Failed("pkg/big.py", f"{batch.WORKER_DIED}: BrokenProcessPool); please report it")
     assert batch._storable(syntax) == syntax
     assert batch._storable(died) is None
+
+
+def test_a_stored_rewrite_of_a_file_changed_meanwhile_is_not_shown(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("x = 1\n")
+    read = batch._Read(str(path))
+    stored = Changed(str(path), b"", b"x = 2\n", "utf-8", ())
+    assert read.rewrite(stored).old == b"x = 1\n"
+    path.write_text("x = 3\n")
+    assert isinstance(read.rewrite(stored), Failed)

@@ -458,25 +458,38 @@ def _one_by_one(paths: Sequence[str], settings: Settings, facts: Sequence[Projec
 
 
 class _Read:
-    """A file as the parent read it, to key its entries: its digest, and its bytes and stamp to rebuild a
-    cached rewrite with."""
+    """A file as the parent read it, to key its entries: its stamp (size, time, digest)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.absolute = os.path.abspath(path)
-        self.data: Optional[bytes] = None
         self.stamp: Optional[FileStamp] = None
         try:
-            with open(path, "rb") as handle:
-                opened = os.fstat(handle.fileno())
-                self.data = handle.read()
-            self.stamp = stamp_of(self.data, opened)
+            self.stamp = _read(path)[1]
         except OSError:
             pass  # not keyed: the worker reads it again and reports why it cannot
 
     @property
     def content(self) -> str:
         return self.stamp.sha256 if self.stamp is not None else ""
+
+    def rewrite(self, stored: Changed) -> FileResult:
+        """A stored rewrite of this file, with the bytes it was made from, read again (not kept: a tree's
+        bytes would sit in memory the whole run)."""
+        try:
+            data, stamp = _read(self.path)
+        except OSError as exc:
+            return Failed(self.path, exc.strerror or str(exc))
+        if stamp.sha256 != self.content:
+            return Failed(self.path, "changed while gbfix read it; left as it is, run again")
+        return replace(stored, old=data, stamp=stamp)
+
+
+def _read(path: str) -> tuple[bytes, FileStamp]:
+    with open(path, "rb") as handle:
+        opened = os.fstat(handle.fileno())
+        data = handle.read()
+    return data, stamp_of(data, opened)
 
 
 def settings_key(settings: Settings) -> str:
@@ -513,9 +526,6 @@ def _through_cache(paths: Sequence[str], settings: Settings, jobs: int, cache: C
         cache.put(tree, (facts_digests, unnamed))
         keys = _result_keys(files, run, facts_digests)
         cached = {path: cache.get(key) for path, key in keys.items()}
-    for read in files:
-        if not isinstance(cached.get(read.path), Changed):
-            read.data = None  # only a stored rewrite needs the bytes it was made from
     missing = [f.path for f in files if cached.get(f.path) is None]
     fresh = _processed(missing, settings, jobs, by_path) if missing else iter(())
     for read in files:
@@ -525,8 +535,8 @@ def _through_cache(paths: Sequence[str], settings: Settings, jobs: int, cache: C
             stored = _storable(result)
             if read.path in keys and stored is not None:
                 cache.put(keys[read.path], stored)
-        elif isinstance(result, Changed) and read.data is not None:
-            result = replace(result, old=read.data, stamp=read.stamp)
+        elif isinstance(result, Changed):
+            result = read.rewrite(result)
         yield result
     cache.prune()
 
