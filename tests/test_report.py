@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from codemods.rules.base import Finding
 from codemods.rules.registry import REGISTRY
 from rewriter.cli import app
+from rewriter.engine.diffs import display_path
 from rewriter.engine.report import (
     UNUSED_IGNORE,
     ScanReport,
@@ -325,3 +326,12 @@ def test_rules_json_and_markdown_and_errors():
     assert markdown.count("### Fix safety") == len(REGISTRY)
     bad = CliRunner().invoke(app, ["rules", "GBF999"])
     assert bad.exit_code == 2 and "unknown rule code 'GBF999'" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    "path", ["a/b.py", "./a/b.py", "a/../b.py", "../x/y.py", "a/./b/../c.py", ".", "..", "a//b.py", "/tmp/x.py"]
+)
+def test_a_path_is_shown_as_relpath_shows_it(path):
+    """The short way for relative paths inside the working directory gives what relpath gives."""
+    expected = os.path.relpath(os.path.abspath(path), os.path.abspath(".")).replace(os.sep, "/")
+    assert display_path(path) == expected

@@ -26,6 +26,12 @@ class PatchError(Exception):
 
 
 def display_path(path: str, cwd: str = ".") -> str:
+    if cwd == "." and not os.path.isabs(path):
+        # What relpath(abspath(path)) gives, without the two calls to the working directory it makes:
+        # a relative path inside the working directory is its own normal form.
+        normal = os.path.normpath(path)
+        if normal != os.pardir and not normal.startswith(os.pardir + os.sep):
+            return normal.replace(os.sep, "/")
     rel = os.path.relpath(os.path.abspath(path), os.path.abspath(cwd))
     return rel.replace(os.sep, "/")
 

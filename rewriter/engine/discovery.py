@@ -18,6 +18,8 @@ from typing import Iterable, Optional
 
 import pathspec
 
+from rewriter.engine.diffs import display_path
+
 _NOTEBOOK = ".ipynb"
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", "env", "build", "dist"})
 
@@ -94,13 +96,14 @@ def _inside(path: str, root: str) -> bool:
 def discover(paths: Iterable[str], exclude: Iterable[str] = (), cwd: str = ".") -> Discovery:
     found = Discovery()
     excluded = gitignore_spec(exclude)
+    inside_cwd = cwd == "."
     cwd = os.path.abspath(cwd)
     #: real path -> index in found.files: a file reached twice (through a
     #: symlink) is processed once, under its own name when that was seen
     seen: dict[str, int] = {}
 
     def rel(path: str) -> str:
-        return os.path.relpath(os.path.abspath(path), cwd).replace(os.sep, "/")
+        return display_path(path) if inside_cwd else os.path.relpath(os.path.abspath(path), cwd).replace(os.sep, "/")
 
     def add(path: str) -> None:
         key = os.path.realpath(path)
@@ -137,7 +140,7 @@ def _walk(top, excluded, rel, add, found) -> None:
 
         def ignored(path: str, is_dir: bool, directory: str = directory) -> bool:
             suffix = "/" if is_dir else ""
-            if excluded.match_file(rel(path) + suffix):
+            if excluded.patterns and excluded.match_file(rel(path) + suffix):
                 return True
             for base, ignore in ignores:
                 if path.startswith(base + os.sep) or base == directory:
