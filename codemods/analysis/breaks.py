@@ -439,9 +439,7 @@ class _Collector(ScopeTracker):
         for qname in names_in(scope, node):
             entry = BY_QUALIFIED.get(qname)
             if entry is not None and (entry.arity is None or _positional(node) == entry.arity):
-                if entry.tensor_arg is not None and not (
-                    fn is not None and _passes_a_tensor(node, entry.tensor_arg, self.argument_facts(fn))
-                ):
+                if not self._arguments_break(entry, node, fn):
                     continue
                 return _reason(entry, node)
             entry = BY_TENSOR_READ.get(qname)
@@ -452,10 +450,21 @@ class _Collector(ScopeTracker):
             return None
         method = func.attr.value
         entry = method_entry(method, bool(node.args))
+        if entry is not None and not self._arguments_break(entry, node, fn):
+            return None
         if entry is None:
             receiver = dotted_name(func.value)
             entry = logger_entry(method, receiver if receiver in self.logger_names else None)
         return _reason(entry, node) if entry is not None else None
+
+    def _arguments_break(self, entry: BreakCall, node: cst.Call, fn: Optional[_Function]) -> bool:
+        """The arguments of ``node`` are ones ``entry`` breaks with: no argument that fixes the
+        output shape (``output_size=``), and a tensor where it needs one (``F.pad``'s amounts)."""
+        if entry.unless_arg is not None and _given(node, entry.unless_arg):
+            return False
+        if entry.tensor_arg is None:
+            return True
+        return fn is not None and _passes_a_tensor(node, entry.tensor_arg, self.argument_facts(fn))
 
 
 def _reason(entry: BreakCall, call: Optional[cst.Call] = None) -> BreakReason:
@@ -581,7 +590,8 @@ def _positional(call: cst.Call) -> Optional[int]:
 
 
 def _passes_a_tensor(call: cst.Call, where: tuple[int, str], facts: TensorFacts) -> bool:
-    """The argument at ``where`` (position, keyword) is a tensor, or a tuple holding one."""
+    """The argument at ``where`` (position, keyword) is a tensor, or a tuple holding one; or it
+    is not given (``torch.repeat_interleave(r)``: the input is the repeats)."""
     position, keyword = where
     positional = 0
     for arg in call.args:
@@ -593,6 +603,24 @@ def _passes_a_tensor(call: cst.Call, where: tuple[int, str], facts: TensorFacts)
             continue
         if positional == position:
             return facts.holds_a_tensor(arg.value)
+        positional += 1
+    return True
+
+
+def _given(call: cst.Call, where: tuple[int, str]) -> bool:
+    """The argument at ``where`` (position, -1 for keyword-only, and keyword) is passed; a star
+    argument may pass it."""
+    position, keyword = where
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return True
+        if arg.keyword is not None:
+            if arg.keyword.value == keyword:
+                return True
+            continue
+        if positional == position:
+            return True
         positional += 1
     return False
 

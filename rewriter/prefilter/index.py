@@ -60,6 +60,7 @@ from rewriter.prefilter.tensor_evidence import (
     annotation_is_tensor,
     bound_arguments,
     own_nodes,
+    passes,
     torch_names,
 )
 from rewriter.prefilter.text import normal
@@ -450,18 +451,26 @@ class _Reader:
             )
         return frozenset(found)
 
-    def _tensor_read(self, line: int, name: str, name_end: int) -> Optional[BreakCall]:
-        """The entry of ``int(x.sum())`` when its argument is a tensor on strong evidence."""
-        if TENSOR_READ_REST.match(self.text, name_end) is None:
+    def _tensor_read(self, line: int, name: str, receiver: str, name_end: int) -> Optional[BreakCall]:
+        """The entry of ``int(x.sum())`` (``operator.index(x.sum())``) when its argument is a
+        tensor on strong evidence."""
+        if receiver:
+            entry = BY_TENSOR_READ.get(f"{self.qualify(receiver)}.{name}")
+        else:
+            entry = BY_TENSOR_READ.get(self.imports.get(name) or f"builtins.{name}")
+        if entry is None or TENSOR_READ_REST.match(self.text, name_end) is None:
             return None
         node = self.call_at(line, name)
         evidence = self._evidence(line) if node is not None else None
         if node is None or evidence is None or not evidence.reads_a_tensor(node):
             return None
-        return BY_TENSOR_READ.get(f"builtins.{name}")
+        return entry
 
     def _holds(self, entry: BreakCall, call: ast.Call) -> bool:
-        """The argument an entry breaks on (``F.pad``'s amounts) holds a tensor, on strong evidence."""
+        """The arguments are ones the entry breaks with: none that fixes the output shape
+        (``output_size=``), and a tensor where it needs one (``F.pad``'s amounts), on strong evidence."""
+        if entry.unless_arg is not None and passes(call, entry.unless_arg):
+            return False
         if entry.tensor_arg is None:
             return True
         evidence = self._evidence(call.lineno, arguments=True)
@@ -506,8 +515,9 @@ class _Reader:
                 if entry is not None and node is not None and _arity_fits(entry, node) and self._holds(entry, node):
                     if not _recorded_only(entry, node):
                         direct[at] = (entry.reason, entry.raises, line)
-                if direct[at] is None and receiver == "" and name in TENSOR_READ_NAMES and name not in self.bound:
-                    found = self._tensor_read(line, name, start + len(name))
+                reads = receiver is not None and (receiver != "" or name not in self.bound or name in self.imports)
+                if direct[at] is None and reads and name in TENSOR_READ_NAMES:
+                    found = self._tensor_read(line, name, receiver or "", start + len(name))
                     if found is not None:
                         direct[at] = (found.reason, found.raises, line)
             if name == "getattr" and receiver == "" and self.found.dispatch and name not in self.bound:

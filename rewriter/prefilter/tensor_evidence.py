@@ -165,13 +165,25 @@ class TensorEvidence:
         return arg.lineno == arg.end_lineno and self.is_tensor(arg)
 
     def passes_a_tensor(self, call: ast.Call, where: tuple[int, str]) -> bool:
-        """The argument at ``where`` (position, keyword) is a tensor, or a tuple or list holding one."""
+        """The argument at ``where`` (position, keyword) is a tensor, or a tuple or list holding one;
+        or it is not given (``torch.repeat_interleave(r)``: the input is the repeats)."""
         position, keyword = where
         if any(isinstance(arg, ast.Starred) for arg in call.args[: position + 1]):
             return False
+        if any(k.arg is None for k in call.keywords):
+            return False  # ``**kwargs`` may pass it
         found = [k.value for k in call.keywords if k.arg == keyword]
         arg = found[0] if found else call.args[position] if position < len(call.args) else None
-        return arg is not None and self.holds_a_tensor(arg)
+        return arg is None or self.holds_a_tensor(arg)
+
+
+def passes(call: ast.Call, where: tuple[int, str]) -> bool:
+    """The argument at ``where`` (position, -1 for keyword-only, and keyword) is passed; a star
+    argument may pass it."""
+    position, keyword = where
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
+        return True
+    return any(k.arg == keyword for k in call.keywords) or 0 <= position < len(call.args)
 
     def branches_on_tensor(self, test: ast.expr) -> bool:
         """An ``if`` test on one line that calls a condition name and whose truth is a tensor's."""
