@@ -176,15 +176,6 @@ class TensorEvidence:
         arg = found[0] if found else call.args[position] if position < len(call.args) else None
         return arg is None or self.holds_a_tensor(arg)
 
-
-def passes(call: ast.Call, where: tuple[int, str]) -> bool:
-    """The argument at ``where`` (position, -1 for keyword-only, and keyword) is passed; a star
-    argument may pass it."""
-    position, keyword = where
-    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
-        return True
-    return any(k.arg == keyword for k in call.keywords) or 0 <= position < len(call.args)
-
     def branches_on_tensor(self, test: ast.expr) -> bool:
         """An ``if`` test on one line that calls a condition name and whose truth is a tensor's."""
         return test.lineno == test.end_lineno and _calls_a_condition(test) and self._truth_of_tensor(test)
@@ -255,3 +246,12 @@ def bound_arguments(call: ast.Call, func: Def, through_instance: bool) -> list[t
             pairs.append((positional[at].arg, arg))
     pairs.extend((k.arg, k.value) for k in call.keywords if k.arg is not None and k.arg in by_name)
     return pairs
+
+
+def passes(call: ast.Call, where: tuple[int, str]) -> bool:
+    """The argument at ``where`` (position, -1 for keyword-only, and keyword) is passed; a star
+    argument may pass it."""
+    position, keyword = where
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
+        return True
+    return any(k.arg == keyword for k in call.keywords) or 0 <= position < len(call.args)
