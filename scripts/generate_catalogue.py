@@ -110,7 +110,8 @@ FORMS: dict[str, tuple[str, ...]] = {
     "builtins.int": ("int(i.sum())",),
     "builtins.float": ("float(x.sum())",),
     "operator.index": ("operator.index(i.sum())",),
-    "x[mask]": ("x[m]", "x[x > 0]"),
+    # a mask is known where the function writes it (a parameter may hold integers)
+    "x[mask]": ("x[x > 0]", "x[x.isfinite()]"),
 }
 
 #: what the arguments must be for a call to break, where a form that reaches the op does not:

@@ -436,8 +436,10 @@ class _Collector(ScopeTracker):
 
     def _catalogue_reason(self, node: cst.Call, scope: Scope, fn: Optional[_Function]) -> Optional[BreakReason]:
         """The catalogue's reason for the call ``node``, read in ``scope`` (in ``fn``), if it breaks."""
+        qualified = False
         for qname in names_in(scope, node):
             entry = BY_QUALIFIED.get(qname)
+            qualified = qualified or entry is not None
             if entry is not None and (entry.arity is None or _positional(node) == entry.arity):
                 if not self._arguments_break(entry, node, fn):
                     continue
@@ -446,8 +448,8 @@ class _Collector(ScopeTracker):
             if entry is not None and fn is not None and _reads_a_tensor(node, self.tensor_facts(fn)):
                 return _reason(entry)
         func = node.func
-        if not isinstance(func, cst.Attribute):
-            return None
+        if qualified or not isinstance(func, cst.Attribute):
+            return None  # ``torch.repeat_interleave(x, 2)``: the function's entry has spoken, not the method's
         method = func.attr.value
         entry = method_entry(method, bool(node.args))
         if entry is not None and not self._arguments_break(entry, node, fn):
@@ -629,7 +631,8 @@ _NOT_IN_TEST = walk.node_types(cst.Lambda, cst.ListComp, cst.SetComp, cst.DictCo
 
 
 def _reads_a_tensor(call: cst.Call, facts: TensorFacts) -> bool:
-    """``int(x.sum())``: one argument, a method call on one line that makes a tensor.
+    """``int(x.sum())``, ``bool(x.sum() > 0)``: one argument on one line, a tensor that a method
+    call is written in.
 
     Only this shape counts (the prefilter finds it by its text,
     :data:`~codemods.analysis.catalogue.TENSOR_READ_REST`); ``int(t)`` of a
@@ -638,9 +641,11 @@ def _reads_a_tensor(call: cst.Call, facts: TensorFacts) -> bool:
     if _positional(call) != 1:
         return False
     arg = call.args[0].value
-    if not (isinstance(arg, cst.Call) and isinstance(arg.func, cst.Attribute)):
+    if "\n" in _code(arg):
         return False
-    return "\n" not in _code(arg) and facts.is_tensor(arg)
+    if not any(type(node) is cst.Call and isinstance(node.func, cst.Attribute) for node in walk.descendants(arg)):
+        return False
+    return facts.is_tensor(arg)
 
 
 def _code(node: cst.CSTNode) -> str:

@@ -275,6 +275,11 @@ LOGGER_RECEIVER_LASTS: frozenset[str] = frozenset(name.rpartition(".")[2] for na
 #: builtins that break when applied to a tensor (``int``…), matched only around a method call,
 #: on one line: ``int(x.sum())`` (see :data:`TENSOR_READ_CALL`)
 TENSOR_READ_NAMES: frozenset[str] = frozenset(name.rpartition(".")[2] for name in BY_TENSOR_READ)
+#: last name -> the module names written before a tensor read other than a builtin (``operator.index``)
+TENSOR_READ_PARENTS: dict[str, frozenset[str]] = {
+    last: frozenset(name.rpartition(".")[0] for name in BY_TENSOR_READ if name.rpartition(".")[2] == last)
+    for last in TENSOR_READ_NAMES
+}
 #: last names of the entries that break only on what an argument holds (``pad``)
 TENSOR_ARG_NAMES: frozenset[str] = frozenset(c.name.rpartition(".")[2] for c in CATALOGUE if c.tensor_arg)
 #: after ``int``: ``(`` and, on the same line, a method call inside it (``int(x.sum())``)

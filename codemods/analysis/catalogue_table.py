@@ -431,6 +431,6 @@ PROBES: tuple[dict[str, Any], ...] = (
         "reaches": ("unique_consecutive",),
         "skips": True,
     },
-    {"spelling": "x[mask]", "form": "x[m]", "reaches": ("index",), "skips": True},
     {"spelling": "x[mask]", "form": "x[x > 0]", "reaches": ("index",), "skips": True},
+    {"spelling": "x[mask]", "form": "x[x.isfinite()]", "reaches": ("index",), "skips": True},
 )

@@ -42,6 +42,7 @@ from codemods.analysis.catalogue import (
     TENSOR_ARG_NAMES,
     TENSOR_ARG_OF_LAST,
     TENSOR_READ_NAMES,
+    TENSOR_READ_PARENTS,
     TENSOR_READ_REST,
 )
 from codemods.analysis.reach import ProjectFacts
@@ -633,7 +634,7 @@ class ScreenFacts:
                 or (condition and _within(tests, test_starts, line))
                 or (
                     read
-                    and not dot
+                    and (not dot or receiver in TENSOR_READ_PARENTS.get(name, ()))
                     and TENSOR_READ_REST.match(text, offset + len(name)) is not None
                     and not self._reads_only_modules(name, offset)
                 )

@@ -156,13 +156,16 @@ class TensorEvidence:
 
     # -- the data-dependent entries of the catalogue -------------------------------------
     def reads_a_tensor(self, call: ast.Call) -> bool:
-        """``int(x.sum())``: one positional argument, a method call on one line that makes a tensor."""
+        """``int(x.sum())``, ``bool(x.sum() > 0)``: one positional argument on one line, a tensor
+        that a method call is written in."""
         if call.keywords or len(call.args) != 1 or isinstance(call.args[0], ast.Starred):
             return False
         arg = call.args[0]
-        if not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute)):
+        if arg.lineno != arg.end_lineno:
             return False
-        return arg.lineno == arg.end_lineno and self.is_tensor(arg)
+        if not any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) for node in ast.walk(arg)):
+            return False
+        return self.is_tensor(arg)
 
     def passes_a_tensor(self, call: ast.Call, where: tuple[int, str]) -> bool:
         """The argument at ``where`` (position, keyword) is a tensor, or a tuple or list holding one;
