@@ -126,8 +126,11 @@ class _Collector(ScopeTracker):
         self._func_stack: list[_Function] = []
         #: breaking calls, and ``if`` tests that branch on a tensor's values
         self.direct_calls: dict[cst.CSTNode, BreakReason] = {}
-        #: ``if`` tests that call a condition name (``mask.any()``), with their function
-        self._conditions: list[tuple[cst.BaseExpression, _Function, tuple[_Guard, ...]]] = []
+        #: truth reads that call a condition name (``if mask.any():``), with the node a break there
+        #: is keyed on and their function
+        self._conditions: list[tuple[cst.BaseExpression, cst.CSTNode, _Function, tuple[_Guard, ...]]] = []
+        #: ids of the ``not``/``and``/``or`` read as part of a truth read around them
+        self._chained: set[int] = set()
         #: subscripts by one index on one line, with their function (``x[mask]``)
         self._subscripts: list[tuple[cst.Subscript, _Function, tuple[_Guard, ...]]] = []
         #: ids of subscripts assigned to or deleted (``x[mask] = v`` is ``index_put``: no break)
@@ -188,12 +191,43 @@ class _Collector(ScopeTracker):
         super().leave_FunctionDef(original_node)
         self._func_stack.pop()
 
-    # -- facts --------------------------------------------------------------
+    # -- truth reads: where Python asks a value for its truth ------------------
+    def _truth_read(self, test: cst.BaseExpression, holder: cst.CSTNode) -> None:
+        """Python reads the truth of ``test`` (an ``if``/``while``/ternary/comprehension test, the
+        operand of ``not``, the left operand of ``and``/``or``); a break there is keyed on
+        ``holder``. The ``not``/``and``/``or`` inside it are read with it, not again."""
+        self._chained.update(_truth_chain(test))
+        if self._func_stack and _calls_a_condition(test):
+            self._conditions.append((test, holder, self._func_stack[-1], tuple(self._guards)))
+
+    def visit_While(self, node: cst.While) -> None:
+        # keyed on the loop, so that it counts for the loops around it: a ``while`` on a tensor with
+        # no loop around it does not skip its frame (measured on torch 2.13)
+        self._truth_read(node.test, node)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._truth_read(node.test, node)
+
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        self._truth_read(node.test, node)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if isinstance(node.operator, cst.Not) and id(node) not in self._chained:
+            self._truth_read(node.expression, node)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if id(node) not in self._chained:
+            # as a value, ``a and b`` reads the truth of ``a`` only (``b`` is the value)
+            self._truth_read(node.left, node)
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        # Dynamo traces an assert on a tensor without a break (measured on torch 2.13)
+        self._chained.update(_truth_chain(node.test))
+
     # -- guards: branches that never run under Dynamo ------------------------
     def visit_If(self, node: cst.If) -> None:
         self._enter_suite(node)  # an ``elif`` is the suite of the ``if`` before it
-        if self._func_stack and _calls_a_condition(node.test):
-            self._conditions.append((node.test, self._func_stack[-1], tuple(self._guards)))
+        self._truth_read(node.test, node.test)
         test = compiling_test(node.test)
         if test is None:
             return
@@ -357,10 +391,10 @@ class _Collector(ScopeTracker):
                 name = _callee_name(node)
                 if name:
                     fn.callees.append((node, name))
-        for test, fn, guards in self._conditions:
+        for test, holder, fn, guards in self._conditions:
             if not any(guard.holds() for guard in guards) and _branches_on_tensor(test, self.tensor_facts(fn)):
                 reason = _reason(CONDITION)
-                self.direct_calls[test] = reason
+                self.direct_calls[holder] = reason
                 if fn.direct is None:
                     fn.direct = reason
         for subscript, fn, guards in self._subscripts:
@@ -661,11 +695,31 @@ def _calls_a_condition(test: cst.BaseExpression) -> bool:
     if "\n" in _code(test):
         return False
     for node in walk.descendants(test, lambda node: type(node) not in _NOT_IN_TEST):
-        if type(node) is cst.Call:
-            name = dotted_name(node.func)
-            if name is not None and name.rpartition(".")[2] in CONDITION_CALLS:
-                return True
+        if type(node) is cst.Call and _last_name(node.func) in CONDITION_CALLS:
+            return True
     return False
+
+
+def _last_name(func: cst.BaseExpression) -> str:
+    """The name a call is made by: ``any`` for ``(y > c).any()`` as for ``mask.any()``."""
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else ""
+
+
+def _truth_chain(test: cst.BaseExpression) -> list[int]:
+    """Ids of the ``not``/``and``/``or`` whose truth is read with ``test``'s."""
+    found = []
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            found.append(id(node))
+            stack.append(node.expression)
+        elif isinstance(node, cst.BooleanOperation):
+            found.append(id(node))
+            stack.extend((node.left, node.right))
+    return found
 
 
 def _branches_on_tensor(test: cst.BaseExpression, facts: TensorFacts) -> bool:
@@ -884,7 +938,8 @@ def find_breaks(
     line_of: Optional[Callable[[cst.CSTNode], int]] = None,
     extra_lines: frozenset[int] = frozenset(),
 ) -> list[BreakSite]:
-    """Every breaking call, every ``if`` that branches on a tensor's values and every subscript
+    """Every breaking call, every truth read of a tensor's values (an ``if``, a ``while`` inside
+    ``nodes``, a ternary, a comprehension filter, ``not``, ``and``/``or``) and every subscript
     through a boolean mask, in ``nodes``, in source order.
 
     Bodies of nested functions, lambdas and classes are not entered: defining
@@ -912,6 +967,11 @@ def find_breaks(
                 if mask is not None:
                     sites.append(BreakSite(node, mask))
                 continue
+            tested = _TRUTH_READERS.get(type(node))
+            if tested is not None:
+                branch = lookup(node)
+                if branch is not None:
+                    sites.append(BreakSite(getattr(node, tested), branch))
             if type(node) is cst.If:
                 branch = lookup(node.test)
                 if branch is not None:
@@ -925,6 +985,16 @@ def find_breaks(
                 if line_of(node) in extra_lines:  # type: ignore[misc]
                     sites.append(BreakSite(node.test, BreakReason("recorded as a graph break by a run")))
     return sites
+
+
+#: the nodes a truth read is keyed on (see :meth:`_Collector._truth_read`) -> the part read
+_TRUTH_READERS: dict[type, str] = {
+    cst.While: "test",
+    cst.IfExp: "test",
+    cst.CompIf: "test",
+    cst.UnaryOperation: "expression",
+    cst.BooleanOperation: "left",
+}
 
 
 def _runs_here(node: cst.CSTNode) -> bool:

@@ -284,8 +284,17 @@ TENSOR_READ_PARENTS: dict[str, frozenset[str]] = {
 TENSOR_ARG_NAMES: frozenset[str] = frozenset(c.name.rpartition(".")[2] for c in CATALOGUE if c.tensor_arg)
 #: after ``int``: ``(`` and, on the same line, a method call inside it (``int(x.sum())``)
 TENSOR_READ_REST = re.compile(r"\s*\([^\n]*?\.\s*\w+\s*\(")
-#: an ``if`` line that calls a condition name: what a branch on a tensor looks like as text
-CONDITION_LINE = re.compile(r"^[ \t]*(?:el)?if\b[^\n]*?\b(?:%s)\s*\(" % "|".join(sorted(CONDITION_CALLS)), re.MULTILINE)
+#: the words of what makes Python read a value's truth: ``if``/``elif``/``while`` and ternary and
+#: comprehension tests, ``not``, ``and``/``or``
+_TRUTH_WORD = r"\b(?:if|elif|while|and|or|not)\b"
+_CONDITION_CALL = r"\b(?:%s)\s*\(" % "|".join(sorted(CONDITION_CALLS))
+#: a line that calls a condition name and reads a truth: what a branch on a tensor looks like as
+#: text (``if mask.any():``, ``while (y > c).any():``, ``h if h.sum() > 0 else -h``, ``a and t.any()``)
+CONDITION_LINE = re.compile(
+    rf"^[^\n]*?(?:{_TRUTH_WORD}[^\n]*?{_CONDITION_CALL}|{_CONDITION_CALL}[^\n]*?{_TRUTH_WORD})", re.MULTILINE
+)
+#: a truth word, searched on the line of a condition call
+TRUTH_WORD = re.compile(_TRUTH_WORD)
 #: what a bool tensor is written with: a comparison, a bitwise operator, a call of a bool method or function
 _BOOL_MARK = r"(?:[<~&|^]|(?<!-)>|==|!=|\b(?:%s)\s*\()" % "|".join(sorted(BOOL_METHODS | BOOL_FUNCTIONS))
 #: a ``[`` with what a bool tensor is written with after it on the line: a subscript through a mask

@@ -44,6 +44,7 @@ from codemods.analysis.catalogue import (
     TENSOR_READ_NAMES,
     TENSOR_READ_PARENTS,
     TENSOR_READ_REST,
+    TRUTH_WORD,
 )
 from codemods.analysis.reach import ProjectFacts
 from codemods.analysis.scalar_index import INDEXABLE_CLASSES
@@ -631,7 +632,7 @@ class ScreenFacts:
                 name in aliases
                 or name in external
                 or (watched and self._direct(name, receiver, dot, sure) and not self._written_harmless(name, offset))
-                or (condition and _within(tests, test_starts, line))
+                or (condition and (_within(tests, test_starts, line) or _reads_a_truth(text, offset)))
                 or (
                     read
                     and (not dot or receiver in TENSOR_READ_PARENTS.get(name, ()))
@@ -953,6 +954,14 @@ def _span(body: list[ast.stmt]) -> tuple[int, int]:
     for decorator in getattr(body[0], "decorator_list", ()):
         first = min(first, decorator.lineno)
     return first, body[-1].end_lineno or body[-1].lineno
+
+
+def _reads_a_truth(text: str, offset: int) -> bool:
+    """The line of ``offset`` holds a word that reads a truth (``while``, ``not``, a ternary's
+    ``if``…): a condition call there may be read for its truth (see :data:`TRUTH_WORD`)."""
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    return TRUTH_WORD.search(text, start, end if end != -1 else len(text)) is not None
 
 
 def _within(spans: list[tuple[int, int]], starts: list[int], line: int) -> bool:

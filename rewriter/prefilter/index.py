@@ -62,6 +62,7 @@ from rewriter.prefilter.tensor_evidence import (
     own_nodes,
     passes,
     torch_names,
+    truth_reads,
 )
 from rewriter.prefilter.text import normal
 
@@ -477,12 +478,15 @@ class _Reader:
         return evidence is not None and evidence.passes_a_tensor(call, entry.tensor_arg)
 
     def _branches_on_tensor(self, line: int) -> bool:
-        """The ``if`` (or ``elif``) of ``line`` branches on a tensor's values, on strong evidence."""
+        """A truth read on ``line`` (an ``if``, a ``while``, a ternary, ``not``…) reads a tensor's
+        values, on strong evidence."""
         stmt = _statement_at(self.tree.body, line)
-        if not isinstance(stmt, ast.If) or stmt.lineno != line:
+        if stmt is None:
             return False
-        evidence = self._evidence(line)
-        return evidence is not None and evidence.branches_on_tensor(stmt.test)
+        header = stmt.test if isinstance(stmt, (ast.If, ast.While)) else None
+        tests = [test for test in truth_reads(_expressions_of(stmt), header) if test.lineno == line]
+        evidence = self._evidence(line) if tests else None
+        return evidence is not None and any(evidence.branches_on_tensor(test) for test in tests)
 
     # -- the summary ------------------------------------------------------------------------
     def summarise(self) -> FileSummary:

@@ -199,8 +199,10 @@ def _calls_a_condition(test: ast.expr) -> bool:
         if isinstance(node, _OTHER_SCOPES):
             continue
         if isinstance(node, ast.Call):
-            name = dotted(node.func)
-            if name is not None and name.rpartition(".")[2] in CONDITION_CALLS:
+            # ``(y > c).any()`` as ``mask.any()``: the name the call is made by
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in CONDITION_CALLS:
                 return True
         stack.extend(ast.iter_child_nodes(node))
     return False
@@ -258,3 +260,54 @@ def passes(call: ast.Call, where: tuple[int, str]) -> bool:
     if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
         return True
     return any(k.arg == keyword for k in call.keywords) or 0 <= position < len(call.args)
+
+
+def truth_reads(roots: Iterable[ast.AST], header: Optional[ast.expr] = None) -> list[ast.expr]:
+    """The expressions in ``roots`` whose truth Python reads, as the break analysis reads them
+    (:meth:`codemods.analysis.breaks._Collector._truth_read`): ``if``/``while``/ternary/comprehension
+    tests, the operand of ``not`` and the operands but the last of ``and``/``or`` used as values;
+    the ``not``/``and``/``or`` inside such a test are read with it, an ``assert``'s not at all.
+    ``header``: the test of the ``if`` or ``while`` statement ``roots`` are the parts of."""
+    found: list[ast.expr] = []
+    chained: set[int] = set()
+
+    def read(test: ast.expr) -> None:
+        chained.update(_truth_chain(test))
+        found.append(test)
+
+    if header is not None:
+        read(header)
+
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            read(node.test)
+        elif isinstance(node, ast.comprehension):
+            for test in node.ifs:
+                read(test)
+        elif isinstance(node, ast.Assert):
+            chained.update(_truth_chain(node.test))
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and id(node) not in chained:
+            read(node.operand)
+        elif isinstance(node, ast.BoolOp) and id(node) not in chained:
+            chained.add(id(node))
+            for value in node.values[:-1]:
+                read(value)
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    return found
+
+
+def _truth_chain(test: ast.expr) -> list[int]:
+    """Ids of the ``not``/``and``/``or`` whose truth is read with ``test``'s."""
+    found = []
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            found.append(id(node))
+            stack.append(node.operand)
+        elif isinstance(node, ast.BoolOp):
+            found.append(id(node))
+            stack.extend(node.values)
+    return found
