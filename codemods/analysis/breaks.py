@@ -692,11 +692,10 @@ def _calls_a_condition(test: cst.BaseExpression) -> bool:
     One line: the prefilter finds such an ``if`` by its line
     (:data:`~codemods.analysis.catalogue.CONDITION_LINE`).
     """
-    if "\n" in _code(test):
-        return False
     for node in walk.descendants(test, lambda node: type(node) not in _NOT_IN_TEST):
         if type(node) is cst.Call and _last_name(node.func) in CONDITION_CALLS:
-            return True
+            # printing the test costs more than the walk: only where the walk found a call
+            return "\n" not in _code(test)
     return False
 
 

@@ -27,7 +27,6 @@ from codemods.analysis.catalogue import (
     ARITY_OF_LAST,
     BOOL_MARK,
     CONDITION_CALLS,
-    CONDITION_LINE,
     LOGGER_METHOD_NAMES,
     LOGGER_RECEIVER_LASTS,
     MASK_BINDING,
@@ -281,7 +280,7 @@ class ScreenFacts:
                     for end in word_ends(text, name)
                 )
                 or any(TENSOR_READ_REST.match(text, end) for name in TENSOR_READ_NAMES for end in word_ends(text, name))
-                or CONDITION_LINE.search(text) is not None
+                or any(True for _ in condition_call_ends(text))
                 or bool(self._mask_offsets())
             )
             if not self._may_break and not text.isascii():
@@ -954,6 +953,16 @@ def _span(body: list[ast.stmt]) -> tuple[int, int]:
     for decorator in getattr(body[0], "decorator_list", ()):
         first = min(first, decorator.lineno)
     return first, body[-1].end_lineno or body[-1].lineno
+
+
+def condition_call_ends(text: str) -> Iterator[int]:
+    """Where the name of each call of a condition name (``mask.any(``) ends, on a line that
+    reads a truth: what :data:`CONDITION_LINE` finds, one search per name (an alternation of
+    words tried at every position of a file is slow)."""
+    for name in CONDITION_CALLS:
+        for end in word_ends(text, name):
+            if CALL_REST.match(text, end) and _reads_a_truth(text, end):
+                yield end
 
 
 def _reads_a_truth(text: str, offset: int) -> bool:

@@ -41,7 +41,6 @@ from codemods.analysis.catalogue import (
     BY_QUALIFIED,
     BY_TENSOR_READ,
     CONDITION,
-    CONDITION_LINE,
     LOGGER_METHOD_NAMES,
     LOGGER_NAMES,
     LOGGER_RECEIVER_LASTS,
@@ -54,7 +53,7 @@ from codemods.analysis.catalogue import (
     method_entry,
 )
 from rewriter.prefilter.astnodes import dotted, long_docstring, loop_submodule
-from rewriter.prefilter.facts import _expressions_of
+from rewriter.prefilter.facts import _expressions_of, condition_call_ends
 from rewriter.prefilter.tensor_evidence import (
     TensorEvidence,
     annotation_is_tensor,
@@ -531,8 +530,7 @@ class _Reader:
                 call, wraps[at] = ("n", "", name), name
             if call is not None:
                 per_unit[at].add(call)
-        for match in CONDITION_LINE.finditer(self.text):
-            line = lines.line_of(match.end())
+        for line in sorted({lines.line_of(end) for end in condition_call_ends(self.text)}):
             at = self.unit_at(line)
             if at is not None and direct[at] is None and not cold.holds(line) and self._branches_on_tensor(line):
                 direct[at] = (CONDITION.reason, CONDITION.raises, line)
