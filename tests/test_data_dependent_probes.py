@@ -111,6 +111,12 @@ SKIPPING = {
 }
 
 NOT_SKIPPING = {
+    "guarded_by_is_compiling": """
+        for i in range(3):
+            if not torch.compiler.is_compiling() and (x == 0).all():
+                x = x + 1
+            x = x * 2
+""",
     "assert_positive": """
         for i in range(3):
             assert (x > -100).all()

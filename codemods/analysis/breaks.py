@@ -44,6 +44,7 @@ from codemods.analysis.catalogue import (
     CONDITION_CALLS,
     LOGGER_NAMES,
     MASK_INDEX,
+    TRACING_GUARDS,
     BreakCall,
     counts_only_where_recorded,
     logger_entry,
@@ -219,6 +220,9 @@ class _Collector(ScopeTracker):
         if id(node) not in self._chained:
             # as a value, ``a and b`` reads the truth of ``a`` only (``b`` is the value)
             self._truth_read(node.left, node)
+            # past ``not is_tracing(m) and`` (``is_tracing(m) or``), Dynamo reads nothing
+            if _decided_while_tracing(node):
+                self._chained.update(_truth_chain(node.right))
 
     def visit_Assert(self, node: cst.Assert) -> None:
         # Dynamo traces an assert on a tensor without a break (measured on torch 2.13)
@@ -706,6 +710,19 @@ def _last_name(func: cst.BaseExpression) -> str:
     return func.value if isinstance(func, cst.Name) else ""
 
 
+def _decided_while_tracing(test: cst.BooleanOperation) -> bool:
+    """``not is_tracing(m) and …``, ``is_tracing(m) or …``
+    (:data:`~codemods.analysis.catalogue.TRACING_GUARDS`), also after more of the same operator:
+    while Dynamo traces, the left operand decides and the right is never read."""
+    left = test.left
+    if isinstance(left, cst.BooleanOperation) and type(left.operator) is type(test.operator):
+        return _decided_while_tracing(left)
+    want_not = isinstance(test.operator, cst.And)
+    negated = isinstance(left, cst.UnaryOperation) and isinstance(left.operator, cst.Not)
+    call = left.expression if isinstance(left, cst.UnaryOperation) and negated else left
+    return negated == want_not and isinstance(call, cst.Call) and _last_name(call.func) in TRACING_GUARDS
+
+
 def _truth_chain(test: cst.BaseExpression) -> list[int]:
     """Ids of the ``not``/``and``/``or`` whose truth is read with ``test``'s."""
     found = []
@@ -726,6 +743,8 @@ def _branches_on_tensor(test: cst.BaseExpression, facts: TensorFacts) -> bool:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return _branches_on_tensor(test.expression, facts)
     if isinstance(test, cst.BooleanOperation):
+        if _decided_while_tracing(test):
+            return False  # Dynamo never reads the right operand
         return _branches_on_tensor(test.left, facts) or _branches_on_tensor(test.right, facts)
     return facts.is_tensor(test)
 

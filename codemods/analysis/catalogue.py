@@ -284,6 +284,11 @@ TENSOR_READ_PARENTS: dict[str, frozenset[str]] = {
 TENSOR_ARG_NAMES: frozenset[str] = frozenset(c.name.rpartition(".")[2] for c in CATALOGUE if c.tensor_arg)
 #: after ``int``: ``(`` and, on the same line, a method call inside it (``int(x.sum())``)
 TENSOR_READ_REST = re.compile(r"\s*\([^\n]*?\.\s*\w+\s*\(")
+#: functions libraries answer True with while Dynamo traces, whatever their arguments
+#: (transformers' ``is_tracing(tensor)``): ``not is_tracing(m) and m.all()`` never reads ``m.all()`` there
+TRACING_GUARDS: frozenset[str] = frozenset(
+    {"is_tracing", "is_torchdynamo_compiling", "is_dynamo_compiling", "is_compiling"}
+)
 #: the words of what makes Python read a value's truth: ``if``/``elif``/``while`` and ternary and
 #: comprehension tests, ``not``, ``and``/``or``
 _TRUTH_WORD = r"\b(?:if|elif|while|and|or|not)\b"

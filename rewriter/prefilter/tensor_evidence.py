@@ -31,7 +31,7 @@ import ast
 from collections.abc import Iterable, Iterator
 from typing import Optional, Union
 
-from codemods.analysis.catalogue import CONDITION_CALLS
+from codemods.analysis.catalogue import CONDITION_CALLS, TRACING_GUARDS
 from codemods.analysis.tensors import METHOD_NON_TENSOR, TENSOR_ATTRIBUTES, TORCH_NON_TENSOR, names_a_tensor_type
 from rewriter.prefilter.astnodes import dotted
 
@@ -187,7 +187,7 @@ class TensorEvidence:
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             return self._truth_of_tensor(test.operand)
         if isinstance(test, ast.BoolOp):
-            return any(self._truth_of_tensor(value) for value in test.values)
+            return any(self._truth_of_tensor(value) for value in _read_values(test))
         return self.is_tensor(test)
 
 
@@ -292,10 +292,28 @@ def truth_reads(roots: Iterable[ast.AST], header: Optional[ast.expr] = None) -> 
             read(node.operand)
         elif isinstance(node, ast.BoolOp) and id(node) not in chained:
             chained.add(id(node))
-            for value in node.values[:-1]:
+            values = _read_values(node)
+            for value in values[: len(node.values) - 1]:
                 read(value)
+            for value in node.values[len(values) :]:
+                chained.update(_truth_chain(value))  # never read while Dynamo traces
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
     return found
+
+
+def _read_values(test: ast.BoolOp) -> list[ast.expr]:
+    """The operands of ``and``/``or`` Dynamo may read: none after ``not is_tracing(m) and``
+    or ``is_tracing(m) or`` (:data:`~codemods.analysis.catalogue.TRACING_GUARDS`)."""
+    want_not = isinstance(test.op, ast.And)
+    for at, value in enumerate(test.values):
+        negated = isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not)
+        call = value.operand if isinstance(value, ast.UnaryOp) and negated else value
+        if negated == want_not and isinstance(call, ast.Call):
+            func = call.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in TRACING_GUARDS:
+                return test.values[: at + 1]
+    return test.values
 
 
 def _truth_chain(test: ast.expr) -> list[int]:
