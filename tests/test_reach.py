@@ -371,8 +371,11 @@ CALLEES = [
     ("if not torch.isfinite(x).all():\n        raise ValueError('not finite')\n    return x", True),
     ("if x.sum() > 0:\n        x = -x\n    return x", True),
     ("if x.abs().max() > 1 or k:\n        x = -x\n    return x", True),
-    # a condition name called on something that is not a plain name chain is not looked for
-    ("if (x > 0).any() or k:\n        x = -x\n    return x", False),
+    # a condition name is found by its own name, whatever it is called on
+    ("if (x > 0).any() or k:\n        x = -x\n    return x", True),
+    ("while (x > 1).any():\n        x = x / 2\n    return x", True),
+    ("y = x if x.sum() > 0 else -x\n    return y", True),
+    ("if not is_tracing(x) and (x == 0).all():\n        x = -x\n    return x", False),
     ("return x[torch.where(x > 0)]", True),
     ("n = int(x.shape[0])\n    return x * n", False),
     ("if k.bit_length():\n        x = -x\n    return x", False),

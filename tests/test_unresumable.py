@@ -37,18 +37,26 @@ def process(scores: torch.Tensor, ids: torch.Tensor, other):
 """
 
 
-def test_only_not_used_as_a_value_outside_loops_and_blocks_is_found():
+def test_only_not_used_as_a_value_is_found():
     outcome = transform_source(VALUES, "m.py", ONLY)
-    assert [(f.line, f.fix) for f in outcome.findings] == [(6, "safe"), (7, "safe")]
+    # in a loop, `with` or `try` too (not in an except clause: Dynamo traces none)
+    assert [(f.line, f.fix) for f in outcome.findings] == [
+        (6, "safe"),
+        (7, "safe"),
+        (15, "safe"),
+        (17, "safe"),
+        (19, "safe"),
+    ]
     assert "`not` of a tensor used as a value" in outcome.findings[0].message
     assert "skips `process` (or the rest of it) and its" in outcome.findings[0].message
     new = outcome.new_text
     assert new is not None
     assert "a = ids is not None and not bool((ids < 0).any())\n" in new
     assert "b = not bool(ids.all())\n" in new
-    # an unknown receiver, the tests and the held statements keep their text
+    assert "        f = not bool(ids.any())\n" in new
+    # an unknown receiver, the tests and the except clause keep their text
     changed = [line for line in new.splitlines() if line not in VALUES.splitlines()]
-    assert len(changed) == 2
+    assert len(changed) == 5
     # idempotent
     assert transform_source(new, "m.py", ONLY).new_text is None
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ast
+import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Optional
 
 #: the fields of a statement that hold statements (and handlers, match cases)
@@ -88,3 +89,23 @@ def expressions_of(stmt: ast.stmt) -> Iterable[ast.AST]:
 def normal(name: str) -> str:
     """Python reads identifiers in NFKC form; so does ``ast``."""
     return name if name.isascii() else unicodedata.normalize("NFKC", name)
+
+
+#: what may come between a called name and its ``(``: blanks, backslash-newlines, comments, ``)``
+TO_PAREN = r"(?:[\s\\)]|#[^\n]*)*+\("
+#: what follows a called name up to its ``(`` (``CALL`` without the name)
+CALL_REST = re.compile(TO_PAREN)
+
+
+def is_word_char(char: str) -> bool:
+    """What ``\\w`` matches in a ``str`` pattern."""
+    return char.isalnum() or char == "_"
+
+
+def word_ends(text: str, word: str) -> Iterator[int]:
+    """Where each ``word`` in ``text`` that no identifier character comes before ends."""
+    start = text.find(word)
+    while start >= 0:
+        if start == 0 or not is_word_char(text[start - 1]):
+            yield start + len(word)
+        start = text.find(word, start + 1)

@@ -1,8 +1,12 @@
 """The break catalogue: calls that make Dynamo break the graph, as data.
 
-Every entry was measured on torch 2.13 (CPU): each one, placed in a
-3-iteration loop under ``torch.compile``, made the frame skip. Rules never
-test for these calls with ``if`` chains; they look them up here.
+Most entries are generated from torch itself (:mod:`codemods.analysis.catalogue_table`,
+written by ``scripts/generate_catalogue.py``): the aten ops torch tags as having a
+data-dependent output shape or value, in every Python spelling that reaches them,
+each argument form probed in a 3-trip loop under ``torch.compile``. The entries
+written here by hand are the calls torch has no metadata for (``print``, logging,
+``warnings.warn``, clocks, files, hooks), each measured the same way on torch 2.13
+(CPU). Rules never test for these calls with ``if`` chains; they look them up here.
 
 ``raises`` says whether the call can raise an ordinary exception that user
 ``except`` clauses might be waiting for. The try-splitting fix (GBF004) is
@@ -20,6 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
+from codemods.analysis import catalogue_table
+
 MatchKind = Literal["qualified", "method", "logger", "tensor_read", "condition", "mask_index"]
 
 
@@ -30,7 +36,8 @@ class BreakCall:
     ``qualified``: by qualified name (``torch.nonzero``), and with ``arity``
     only when called with that many positional arguments and no keyword
     (``torch.where(cond)``); ``method``: a method of that name called with no
-    argument (``x.item()``); ``logger``: a logger method on a logger-like
+    argument (``x.item()``), or with any when ``with_arguments``
+    (``x.nonzero(as_tuple=True)``); ``logger``: a logger method on a logger-like
     receiver; ``tensor_read``: a builtin applied to a tensor (``int(t)``),
     which needs the tensor inference of :mod:`codemods.analysis.tensors.cst`;
     ``condition``: a call of that name inside the test of an ``if`` whose
@@ -49,11 +56,15 @@ class BreakCall:
     cause: str = ""
     #: counts only on a line a real run recorded as a graph break (``--trace``/``--log``)
     recorded_only: bool = False
-    #: (position, keyword) of the argument that must hold a tensor for the call to break
-    #: (``F.pad(x, (n, 0))`` breaks only when ``n`` is a tensor); None: any call breaks
+    #: (position, keyword) of the argument that, when given, must hold a tensor for the call to
+    #: break (``F.pad(x, (n, 0))`` breaks only when ``n`` is a tensor; ``torch.repeat_interleave(r)``
+    #: without repeats breaks: ``r`` is the repeats); None: any call breaks
     tensor_arg: Optional[tuple[int, str]] = None
     #: a ``method`` entry that breaks with arguments too (``m.register_forward_hook(fn)``)
     with_arguments: bool = False
+    #: (position, keyword) of an argument whose presence fixes the output shape, so the call
+    #: does not break (``output_size=``); position -1 for a keyword-only argument
+    unless_arg: Optional[tuple[int, str]] = None
 
 
 CATALOGUE: tuple[BreakCall, ...] = (
@@ -62,8 +73,6 @@ CATALOGUE: tuple[BreakCall, ...] = (
     BreakCall("qualified", "builtins.repr", "repr() of a tensor is not traceable", raises=False),
     BreakCall("qualified", "torch._dynamo.graph_break", "explicit graph break", raises=False),
     BreakCall("qualified", "torch._dynamo.skip_frame", "explicit frame skip", raises=False),
-    BreakCall("qualified", "torch.nonzero", "data-dependent output shape"),
-    BreakCall("qualified", "torch.unique", "data-dependent output shape"),
     BreakCall("qualified", "time.time", "wall-clock read is not traceable", raises=False),
     BreakCall("qualified", "time.perf_counter", "wall-clock read is not traceable", raises=False),
     BreakCall("qualified", "time.monotonic", "wall-clock read is not traceable", raises=False),
@@ -78,12 +87,8 @@ CATALOGUE: tuple[BreakCall, ...] = (
     BreakCall("qualified", "logging.critical", "logging call", raises=False, cause="logging"),
     BreakCall("qualified", "logging.exception", "logging call", raises=False, cause="logging"),
     BreakCall("qualified", "logging.log", "logging call", raises=False, cause="logging"),
-    BreakCall("method", "item", "Tensor.item() reads a value from the device"),
+    # tolist() reads the values without dispatching an op torch tags (measured to skip, as item())
     BreakCall("method", "tolist", "Tensor.tolist() reads values from the device"),
-    # data-dependent code: each one, in a 3-iteration loop under torch.compile on torch 2.13,
-    # made the frame skip (tests/test_catalogue_measured.py); `while` conditions, `assert`,
-    # iterating a nonzero() result and three-argument torch.where did not
-    BreakCall("method", "nonzero", "Tensor.nonzero() has a data-dependent output shape"),
     # registering a module hook bumps a class counter of torch's hook handles, a setattr on a
     # class Dynamo refuses: in a 3-trip loop each of these skipped the frame (measured on
     # torch 2.13, tests/test_catalogue_measured.py). Libraries register hooks on a run-time
@@ -100,6 +105,7 @@ CATALOGUE: tuple[BreakCall, ...] = (
             "register_full_backward_pre_hook",
         )
     ),
+    # not named like the op it runs (nonzero), so the generator does not find it
     BreakCall("qualified", "torch.where", "one-argument torch.where has a data-dependent output shape", arity=1),
     # an amount held in a tensor (a buffer, a length computed from one): Dynamo reads it
     # from the device; a callee handed such a tuple breaks as well (both measured)
@@ -109,9 +115,6 @@ CATALOGUE: tuple[BreakCall, ...] = (
         "padding by an amount held in a tensor reads it from the device",
         tensor_arg=(1, "pad"),
     ),
-    BreakCall("tensor_read", "builtins.int", "int() of a tensor reads a value from the device"),
-    BreakCall("tensor_read", "builtins.float", "float() of a tensor reads a value from the device"),
-    BreakCall("tensor_read", "builtins.bool", "bool() of a tensor reads a value from the device"),
     BreakCall("logger", "debug", "logging call", raises=False, cause="logger"),
     BreakCall("logger", "info", "logging call", raises=False, cause="logger"),
     BreakCall("logger", "warning", "logging call", raises=False, cause="logger"),
@@ -128,6 +131,19 @@ CATALOGUE: tuple[BreakCall, ...] = (
     # none of the 21 that static mode flagged ran. So they count only where a run recorded them.
     BreakCall("logger", "warning_once", "logging call", raises=False, cause="logger", recorded_only=True),
     BreakCall("logger", "info_once", "logging call", raises=False, cause="logger", recorded_only=True),
+    *(
+        BreakCall(
+            entry["kind"],
+            entry["name"],
+            entry["reason"],
+            with_arguments=entry["with_arguments"],
+            tensor_arg=entry.get("tensor_arg"),
+            unless_arg=entry.get("unless_arg"),
+        )
+        for entry in catalogue_table.ENTRIES
+        # boolean-mask indexing is read as a subscript (MASK_INDEX), not as a call
+        if entry["kind"] != "mask_index"
+    ),
 )
 
 #: Receiver names that conventionally hold a ``logging.Logger``.
@@ -259,12 +275,31 @@ LOGGER_RECEIVER_LASTS: frozenset[str] = frozenset(name.rpartition(".")[2] for na
 #: builtins that break when applied to a tensor (``int``…), matched only around a method call,
 #: on one line: ``int(x.sum())`` (see :data:`TENSOR_READ_CALL`)
 TENSOR_READ_NAMES: frozenset[str] = frozenset(name.rpartition(".")[2] for name in BY_TENSOR_READ)
+#: last name -> the module names written before a tensor read other than a builtin (``operator.index``)
+TENSOR_READ_PARENTS: dict[str, frozenset[str]] = {
+    last: frozenset(name.rpartition(".")[0] for name in BY_TENSOR_READ if name.rpartition(".")[2] == last)
+    for last in TENSOR_READ_NAMES
+}
 #: last names of the entries that break only on what an argument holds (``pad``)
 TENSOR_ARG_NAMES: frozenset[str] = frozenset(c.name.rpartition(".")[2] for c in CATALOGUE if c.tensor_arg)
 #: after ``int``: ``(`` and, on the same line, a method call inside it (``int(x.sum())``)
 TENSOR_READ_REST = re.compile(r"\s*\([^\n]*?\.\s*\w+\s*\(")
-#: an ``if`` line that calls a condition name: what a branch on a tensor looks like as text
-CONDITION_LINE = re.compile(r"^[ \t]*(?:el)?if\b[^\n]*?\b(?:%s)\s*\(" % "|".join(sorted(CONDITION_CALLS)), re.MULTILINE)
+#: functions libraries answer True with while Dynamo traces, whatever their arguments
+#: (transformers' ``is_tracing(tensor)``): ``not is_tracing(m) and m.all()`` never reads ``m.all()`` there
+TRACING_GUARDS: frozenset[str] = frozenset(
+    {"is_tracing", "is_torchdynamo_compiling", "is_dynamo_compiling", "is_compiling"}
+)
+#: the words of what makes Python read a value's truth: ``if``/``elif``/``while`` and ternary and
+#: comprehension tests, ``not``, ``and``/``or``
+_TRUTH_WORD = r"\b(?:if|elif|while|and|or|not)\b"
+_CONDITION_CALL = r"\b(?:%s)\s*\(" % "|".join(sorted(CONDITION_CALLS))
+#: a line that calls a condition name and reads a truth: what a branch on a tensor looks like as
+#: text (``if mask.any():``, ``while (y > c).any():``, ``h if h.sum() > 0 else -h``, ``a and t.any()``)
+CONDITION_LINE = re.compile(
+    rf"^[^\n]*?(?:{_TRUTH_WORD}[^\n]*?{_CONDITION_CALL}|{_CONDITION_CALL}[^\n]*?{_TRUTH_WORD})", re.MULTILINE
+)
+#: a truth word, searched on the line of a condition call
+TRUTH_WORD = re.compile(_TRUTH_WORD)
 #: what a bool tensor is written with: a comparison, a bitwise operator, a call of a bool method or function
 _BOOL_MARK = r"(?:[<~&|^]|(?<!-)>|==|!=|\b(?:%s)\s*\()" % "|".join(sorted(BOOL_METHODS | BOOL_FUNCTIONS))
 #: a ``[`` with what a bool tensor is written with after it on the line: a subscript through a mask
@@ -306,9 +341,10 @@ SCREEN_TOKENS: tuple[str, ...] = (
     ".write(",
     "random",
     "log",
-    ".item(",
     ".tolist(",
     "pad",
+    # the generated entries, by the last name of each (``.item(``, ``int``…)
+    *sorted({entry["name"].rpartition(".")[2] for entry in catalogue_table.ENTRIES if entry["kind"] != "mask_index"}),
 )
 
 #: Context managers Dynamo resumes in (measured on torch 2.13): a break inside

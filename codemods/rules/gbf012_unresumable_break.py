@@ -1,8 +1,7 @@
-"""GBF012 unresumable-break: a graph break Dynamo cannot resume after, with no loop around it.
+"""GBF012 unresumable-break: a graph break Dynamo cannot resume after, even with no loop around it.
 
 What it finds
-    In a function compiled code reaches, outside any loop, ``with`` or
-    ``try`` of it:
+    In a function compiled code reaches:
 
     * ``not`` of a tensor's ``.any()`` or ``.all()`` used as a value
       (``has = ids is not None and not (ids < 0).any()``, ``return not
@@ -41,9 +40,12 @@ Fix safety
     is refused where the file binds the name ``bool`` to something else, or
     has a star import, which may bind it (``from torch import *`` binds it
     to the dtype ``torch.bool``).
-    A ``not`` inside a loop, ``with`` or ``try`` is left alone: the frame is
-    skipped there whatever the instruction. A recurrent module's call is
-    only reported: no rewrite makes Dynamo trace it.
+    A ``not`` inside a loop, ``with`` or ``try`` is rewritten too: the frame
+    is skipped there whatever the instruction, until GBF001-GBF004 move the
+    block's body into a helper of its own, where the rewrite lets Dynamo
+    resume (the loop rules read such a ``not`` as a break of the loop, so
+    leaving it would make a second run rewrite the helper). A recurrent
+    module's call is only reported: no rewrite makes Dynamo trace it.
 """
 
 from __future__ import annotations
@@ -64,7 +66,9 @@ from codemods.rules.base import Example, FunctionScopedRule, Prefilter, RuleOpti
 class UnresumableBreak(FunctionScopedRule):
     CODE = "GBF012"
     NAME = "unresumable-break"
-    SUMMARY = "a graph break Dynamo cannot resume after, outside any loop: `not` of a tensor as a value, an RNN module"
+    SUMMARY = (
+        "a graph break Dynamo cannot resume after, even outside loops: `not` of a tensor as a value, an RNN module"
+    )
     PREFILTER = Prefilter(words=SCREEN_WORDS, needs_break=False, pattern=SCREEN_PATTERN)
     EXAMPLES = (
         Example(
@@ -134,7 +138,7 @@ class UnresumableBreak(FunctionScopedRule):
         rewrites: set[int] = set()
         reported_rnn = False
         for site in unresumable_sites(func, cls, tensors, self.start_of, self.source_lines()):
-            if site.kind == "not" and not site.held:
+            if site.kind == "not":
                 if self._report_not(func, site):
                     rewrites.add(id(site.node))
             elif site.kind == "rnn" and not reported_rnn:

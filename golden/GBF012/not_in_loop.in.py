@@ -1,4 +1,5 @@
-"""A `not` used as a value inside a loop: the loop skips the frame whatever the instruction, so it is left alone."""
+# golden: --select GBF001,GBF012
+"""A `not` used as a value inside a loop: rewritten too, so that the helper GBF001 unrolls the loop into can resume after it."""
 import torch
 
 

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from codemods.analysis.astnodes import dotted, expressions_of, long_docstring, loop_submodule, normal
+from codemods.analysis.breaks.ast import condition_call_ends, reads_a_truth
 from codemods.analysis.catalogue import (
     ARITY_OF_LAST,
     BOOL_MARK,
     CONDITION_CALLS,
-    CONDITION_LINE,
     LOGGER_METHOD_NAMES,
     LOGGER_RECEIVER_LASTS,
     MASK_BINDING,
@@ -43,6 +43,7 @@ from codemods.analysis.catalogue import (
     TENSOR_ARG_NAMES,
     TENSOR_ARG_OF_LAST,
     TENSOR_READ_NAMES,
+    TENSOR_READ_PARENTS,
     TENSOR_READ_REST,
 )
 from codemods.analysis.reach import ProjectFacts
@@ -277,7 +278,7 @@ class ScreenFacts:
                     for end in word_ends(text, name)
                 )
                 or any(TENSOR_READ_REST.match(text, end) for name in TENSOR_READ_NAMES for end in word_ends(text, name))
-                or CONDITION_LINE.search(text) is not None
+                or any(True for _ in condition_call_ends(text))
                 or bool(self._mask_offsets())
             )
             if not self._may_break and not text.isascii():
@@ -628,10 +629,10 @@ class ScreenFacts:
                 name in aliases
                 or name in external
                 or (watched and self._direct(name, receiver, dot, sure) and not self._written_harmless(name, offset))
-                or (condition and _within(tests, test_starts, line))
+                or (condition and (_within(tests, test_starts, line) or reads_a_truth(text, offset)))
                 or (
                     read
-                    and not dot
+                    and (not dot or receiver in TENSOR_READ_PARENTS.get(name, ()))
                     and TENSOR_READ_REST.match(text, offset + len(name)) is not None
                     and not self._reads_only_modules(name, offset)
                 )

@@ -13,32 +13,15 @@ import re
 from collections.abc import Iterator
 from typing import Optional
 
-from codemods.analysis.astnodes import normal
+from codemods.analysis.astnodes import TO_PAREN, is_word_char, normal, word_ends
 
-#: what may come between a called name and its ``(``: blanks, backslash-newlines, comments, ``)``
-_TO_PAREN = r"(?:[\s\\)]|#[^\n]*)*+\("
 WORD = re.compile(r"\w+")
 #: an identifier, then ``(``
-CALL = re.compile(r"\b(\w++)" + _TO_PAREN)
-#: what follows a called name up to its ``(`` (``CALL`` without the name)
-CALL_REST = re.compile(_TO_PAREN)
+CALL = re.compile(r"\b(\w++)" + TO_PAREN)
+
 #: what follows ``perf_counter`` in ``perf_counter as pc``, an import alias of a catalogue name
 ALIAS_REST = re.compile(r"(?:[\s\\]|#[^\n]*)+as\b")
 _BLANK = " \t\f\\"
-
-
-def is_word_char(char: str) -> bool:
-    """What ``\\w`` matches in a ``str`` pattern."""
-    return char.isalnum() or char == "_"
-
-
-def word_ends(text: str, word: str) -> Iterator[int]:
-    """Where each ``word`` in ``text`` that no identifier character comes before ends."""
-    start = text.find(word)
-    while start >= 0:
-        if start == 0 or not is_word_char(text[start - 1]):
-            yield start + len(word)
-        start = text.find(word, start + 1)
 
 
 def whole_words(text: str, word: str) -> Iterator[int]:

@@ -43,6 +43,7 @@ from codemods.analysis.catalogue import (
     CONDITION_CALLS,
     LOGGER_NAMES,
     MASK_INDEX,
+    TRACING_GUARDS,
     BreakCall,
     counts_only_where_recorded,
     logger_entry,
@@ -126,8 +127,11 @@ class _Collector(ScopeTracker):
         self._func_stack: list[_Function] = []
         #: breaking calls, and ``if`` tests that branch on a tensor's values
         self.direct_calls: dict[cst.CSTNode, BreakReason] = {}
-        #: ``if`` tests that call a condition name (``mask.any()``), with their function
-        self._conditions: list[tuple[cst.BaseExpression, _Function, tuple[_Guard, ...]]] = []
+        #: truth reads that call a condition name (``if mask.any():``), with the node a break there
+        #: is keyed on and their function
+        self._conditions: list[tuple[cst.BaseExpression, cst.CSTNode, _Function, tuple[_Guard, ...]]] = []
+        #: ids of the ``not``/``and``/``or`` read as part of a truth read around them
+        self._chained: set[int] = set()
         #: subscripts by one index on one line, with their function (``x[mask]``)
         self._subscripts: list[tuple[cst.Subscript, _Function, tuple[_Guard, ...]]] = []
         #: ids of subscripts assigned to or deleted (``x[mask] = v`` is ``index_put``: no break)
@@ -188,12 +192,46 @@ class _Collector(ScopeTracker):
         super().leave_FunctionDef(original_node)
         self._func_stack.pop()
 
-    # -- facts --------------------------------------------------------------
+    # -- truth reads: where Python asks a value for its truth ------------------
+    def _truth_read(self, test: cst.BaseExpression, holder: cst.CSTNode) -> None:
+        """Python reads the truth of ``test`` (an ``if``/``while``/ternary/comprehension test, the
+        operand of ``not``, the left operand of ``and``/``or``); a break there is keyed on
+        ``holder``. The ``not``/``and``/``or`` inside it are read with it, not again."""
+        self._chained.update(_truth_chain(test))
+        if self._func_stack and _calls_a_condition(test):
+            self._conditions.append((test, holder, self._func_stack[-1], tuple(self._guards)))
+
+    def visit_While(self, node: cst.While) -> None:
+        # keyed on the loop, so that it counts for the loops around it: a ``while`` on a tensor with
+        # no loop around it does not skip its frame (measured on torch 2.13)
+        self._truth_read(node.test, node)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._truth_read(node.test, node)
+
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        self._truth_read(node.test, node)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if isinstance(node.operator, cst.Not) and id(node) not in self._chained:
+            self._truth_read(node.expression, node)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if id(node) not in self._chained:
+            # as a value, ``a and b`` reads the truth of ``a`` only (``b`` is the value)
+            self._truth_read(node.left, node)
+            # past ``not is_tracing(m) and`` (``is_tracing(m) or``), Dynamo reads nothing
+            if _decided_while_tracing(node):
+                self._chained.update(_truth_chain(node.right))
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        # Dynamo traces an assert on a tensor without a break (measured on torch 2.13)
+        self._chained.update(_truth_chain(node.test))
+
     # -- guards: branches that never run under Dynamo ------------------------
     def visit_If(self, node: cst.If) -> None:
         self._enter_suite(node)  # an ``elif`` is the suite of the ``if`` before it
-        if self._func_stack and _calls_a_condition(node.test):
-            self._conditions.append((node.test, self._func_stack[-1], tuple(self._guards)))
+        self._truth_read(node.test, node.test)
         test = compiling_test(node.test)
         if test is None:
             return
@@ -357,10 +395,10 @@ class _Collector(ScopeTracker):
                 name = _callee_name(node)
                 if name:
                     fn.callees.append((node, name))
-        for test, fn, guards in self._conditions:
+        for test, holder, fn, guards in self._conditions:
             if not any(guard.holds() for guard in guards) and _branches_on_tensor(test, self.tensor_facts(fn)):
                 reason = _reason(CONDITION)
-                self.direct_calls[test] = reason
+                self.direct_calls[holder] = reason
                 if fn.direct is None:
                     fn.direct = reason
         for subscript, fn, guards in self._subscripts:
@@ -436,26 +474,37 @@ class _Collector(ScopeTracker):
 
     def _catalogue_reason(self, node: cst.Call, scope: Scope, fn: Optional[_Function]) -> Optional[BreakReason]:
         """The catalogue's reason for the call ``node``, read in ``scope`` (in ``fn``), if it breaks."""
+        qualified = False
         for qname in names_in(scope, node):
             entry = BY_QUALIFIED.get(qname)
+            qualified = qualified or entry is not None
             if entry is not None and (entry.arity is None or _positional(node) == entry.arity):
-                if entry.tensor_arg is not None and not (
-                    fn is not None and _passes_a_tensor(node, entry.tensor_arg, self.argument_facts(fn))
-                ):
+                if not self._arguments_break(entry, node, fn):
                     continue
                 return _reason(entry, node)
             entry = BY_TENSOR_READ.get(qname)
             if entry is not None and fn is not None and _reads_a_tensor(node, self.tensor_facts(fn)):
                 return _reason(entry)
         func = node.func
-        if not isinstance(func, cst.Attribute):
-            return None
+        if qualified or not isinstance(func, cst.Attribute):
+            return None  # ``torch.repeat_interleave(x, 2)``: the function's entry has spoken, not the method's
         method = func.attr.value
         entry = method_entry(method, bool(node.args))
+        if entry is not None and not self._arguments_break(entry, node, fn):
+            return None
         if entry is None:
             receiver = dotted_name(func.value)
             entry = logger_entry(method, receiver if receiver in self.logger_names else None)
         return _reason(entry, node) if entry is not None else None
+
+    def _arguments_break(self, entry: BreakCall, node: cst.Call, fn: Optional[_Function]) -> bool:
+        """The arguments of ``node`` are ones ``entry`` breaks with: no argument that fixes the
+        output shape (``output_size=``), and a tensor where it needs one (``F.pad``'s amounts)."""
+        if entry.unless_arg is not None and _given(node, entry.unless_arg):
+            return False
+        if entry.tensor_arg is None:
+            return True
+        return fn is not None and _passes_a_tensor(node, entry.tensor_arg, self.argument_facts(fn))
 
 
 def _reason(entry: BreakCall, call: Optional[cst.Call] = None) -> BreakReason:
@@ -581,7 +630,8 @@ def _positional(call: cst.Call) -> Optional[int]:
 
 
 def _passes_a_tensor(call: cst.Call, where: tuple[int, str], facts: TensorFacts) -> bool:
-    """The argument at ``where`` (position, keyword) is a tensor, or a tuple holding one."""
+    """The argument at ``where`` (position, keyword) is a tensor, or a tuple holding one; or it
+    is not given (``torch.repeat_interleave(r)``: the input is the repeats)."""
     position, keyword = where
     positional = 0
     for arg in call.args:
@@ -594,6 +644,24 @@ def _passes_a_tensor(call: cst.Call, where: tuple[int, str], facts: TensorFacts)
         if positional == position:
             return facts.holds_a_tensor(arg.value)
         positional += 1
+    return True
+
+
+def _given(call: cst.Call, where: tuple[int, str]) -> bool:
+    """The argument at ``where`` (position, -1 for keyword-only, and keyword) is passed; a star
+    argument may pass it."""
+    position, keyword = where
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return True
+        if arg.keyword is not None:
+            if arg.keyword.value == keyword:
+                return True
+            continue
+        if positional == position:
+            return True
+        positional += 1
     return False
 
 
@@ -601,7 +669,8 @@ _NOT_IN_TEST = walk.node_types(cst.Lambda, cst.ListComp, cst.SetComp, cst.DictCo
 
 
 def _reads_a_tensor(call: cst.Call, facts: TensorFacts) -> bool:
-    """``int(x.sum())``: one argument, a method call on one line that makes a tensor.
+    """``int(x.sum())``, ``bool(x.sum() > 0)``: one argument on one line, a tensor that a method
+    call is written in.
 
     Only this shape counts (the prefilter finds it by its text,
     :data:`~codemods.analysis.catalogue.TENSOR_READ_REST`); ``int(t)`` of a
@@ -610,9 +679,11 @@ def _reads_a_tensor(call: cst.Call, facts: TensorFacts) -> bool:
     if _positional(call) != 1:
         return False
     arg = call.args[0].value
-    if not (isinstance(arg, cst.Call) and isinstance(arg.func, cst.Attribute)):
+    if "\n" in _code(arg):
         return False
-    return "\n" not in _code(arg) and facts.is_tensor(arg)
+    if not any(type(node) is cst.Call and isinstance(node.func, cst.Attribute) for node in walk.descendants(arg)):
+        return False
+    return facts.is_tensor(arg)
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -625,14 +696,46 @@ def _calls_a_condition(test: cst.BaseExpression) -> bool:
     One line: the prefilter finds such an ``if`` by its line
     (:data:`~codemods.analysis.catalogue.CONDITION_LINE`).
     """
-    if "\n" in _code(test):
-        return False
     for node in walk.descendants(test, lambda node: type(node) not in _NOT_IN_TEST):
-        if type(node) is cst.Call:
-            name = dotted_name(node.func)
-            if name is not None and name.rpartition(".")[2] in CONDITION_CALLS:
-                return True
+        if type(node) is cst.Call and _last_name(node.func) in CONDITION_CALLS:
+            # printing the test costs more than the walk: only where the walk found a call
+            return "\n" not in _code(test)
     return False
+
+
+def _last_name(func: cst.BaseExpression) -> str:
+    """The name a call is made by: ``any`` for ``(y > c).any()`` as for ``mask.any()``."""
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else ""
+
+
+def _decided_while_tracing(test: cst.BooleanOperation) -> bool:
+    """``not is_tracing(m) and …``, ``is_tracing(m) or …``
+    (:data:`~codemods.analysis.catalogue.TRACING_GUARDS`), also after more of the same operator:
+    while Dynamo traces, the left operand decides and the right is never read."""
+    left = test.left
+    if isinstance(left, cst.BooleanOperation) and type(left.operator) is type(test.operator):
+        return _decided_while_tracing(left)
+    want_not = isinstance(test.operator, cst.And)
+    negated = isinstance(left, cst.UnaryOperation) and isinstance(left.operator, cst.Not)
+    call = left.expression if isinstance(left, cst.UnaryOperation) and negated else left
+    return negated == want_not and isinstance(call, cst.Call) and _last_name(call.func) in TRACING_GUARDS
+
+
+def _truth_chain(test: cst.BaseExpression) -> list[int]:
+    """Ids of the ``not``/``and``/``or`` whose truth is read with ``test``'s."""
+    found = []
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            found.append(id(node))
+            stack.append(node.expression)
+        elif isinstance(node, cst.BooleanOperation):
+            found.append(id(node))
+            stack.extend((node.left, node.right))
+    return found
 
 
 def _branches_on_tensor(test: cst.BaseExpression, facts: TensorFacts) -> bool:
@@ -640,6 +743,8 @@ def _branches_on_tensor(test: cst.BaseExpression, facts: TensorFacts) -> bool:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         return _branches_on_tensor(test.expression, facts)
     if isinstance(test, cst.BooleanOperation):
+        if _decided_while_tracing(test):
+            return False  # Dynamo never reads the right operand
         return _branches_on_tensor(test.left, facts) or _branches_on_tensor(test.right, facts)
     return facts.is_tensor(test)
 
@@ -851,7 +956,8 @@ def find_breaks(
     line_of: Optional[Callable[[cst.CSTNode], int]] = None,
     extra_lines: frozenset[int] = frozenset(),
 ) -> list[BreakSite]:
-    """Every breaking call, every ``if`` that branches on a tensor's values and every subscript
+    """Every breaking call, every truth read of a tensor's values (an ``if``, a ``while`` inside
+    ``nodes``, a ternary, a comprehension filter, ``not``, ``and``/``or``) and every subscript
     through a boolean mask, in ``nodes``, in source order.
 
     Bodies of nested functions, lambdas and classes are not entered: defining
@@ -879,6 +985,11 @@ def find_breaks(
                 if mask is not None:
                     sites.append(BreakSite(node, mask))
                 continue
+            tested = _TRUTH_READERS.get(type(node))
+            if tested is not None:
+                branch = lookup(node)
+                if branch is not None:
+                    sites.append(BreakSite(getattr(node, tested), branch))
             if type(node) is cst.If:
                 branch = lookup(node.test)
                 if branch is not None:
@@ -892,6 +1003,16 @@ def find_breaks(
                 if line_of(node) in extra_lines:  # type: ignore[misc]
                     sites.append(BreakSite(node.test, BreakReason("recorded as a graph break by a run")))
     return sites
+
+
+#: the nodes a truth read is keyed on (see :meth:`_Collector._truth_read`) -> the part read
+_TRUTH_READERS: dict[type, str] = {
+    cst.While: "test",
+    cst.IfExp: "test",
+    cst.CompIf: "test",
+    cst.UnaryOperation: "expression",
+    cst.BooleanOperation: "left",
+}
 
 
 def _runs_here(node: cst.CSTNode) -> bool:

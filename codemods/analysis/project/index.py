@@ -38,11 +38,11 @@ from functools import lru_cache
 from typing import Any, Iterator, Optional, Union
 
 from codemods.analysis.astnodes import dotted, expressions_of, long_docstring, loop_submodule, normal
+from codemods.analysis.breaks.ast import condition_call_ends
 from codemods.analysis.catalogue import (
     BY_QUALIFIED,
     BY_TENSOR_READ,
     CONDITION,
-    CONDITION_LINE,
     LOGGER_METHOD_NAMES,
     LOGGER_NAMES,
     LOGGER_RECEIVER_LASTS,
@@ -59,7 +59,9 @@ from codemods.analysis.tensors.ast import (
     annotation_is_tensor,
     bound_arguments,
     own_nodes,
+    passes,
     torch_names,
+    truth_reads,
 )
 
 Call = tuple[str, str, str]
@@ -448,30 +450,41 @@ class _Reader:
             )
         return frozenset(found)
 
-    def _tensor_read(self, line: int, name: str, name_end: int) -> Optional[BreakCall]:
-        """The entry of ``int(x.sum())`` when its argument is a tensor on strong evidence."""
-        if TENSOR_READ_REST.match(self.text, name_end) is None:
+    def _tensor_read(self, line: int, name: str, receiver: str, name_end: int) -> Optional[BreakCall]:
+        """The entry of ``int(x.sum())`` (``operator.index(x.sum())``) when its argument is a
+        tensor on strong evidence."""
+        if receiver:
+            entry = BY_TENSOR_READ.get(f"{self.qualify(receiver)}.{name}")
+        else:
+            entry = BY_TENSOR_READ.get(self.imports.get(name) or f"builtins.{name}")
+        if entry is None or TENSOR_READ_REST.match(self.text, name_end) is None:
             return None
         node = self.call_at(line, name)
         evidence = self._evidence(line) if node is not None else None
         if node is None or evidence is None or not evidence.reads_a_tensor(node):
             return None
-        return BY_TENSOR_READ.get(f"builtins.{name}")
+        return entry
 
     def _holds(self, entry: BreakCall, call: ast.Call) -> bool:
-        """The argument an entry breaks on (``F.pad``'s amounts) holds a tensor, on strong evidence."""
+        """The arguments are ones the entry breaks with: none that fixes the output shape
+        (``output_size=``), and a tensor where it needs one (``F.pad``'s amounts), on strong evidence."""
+        if entry.unless_arg is not None and passes(call, entry.unless_arg):
+            return False
         if entry.tensor_arg is None:
             return True
         evidence = self._evidence(call.lineno, arguments=True)
         return evidence is not None and evidence.passes_a_tensor(call, entry.tensor_arg)
 
     def _branches_on_tensor(self, line: int) -> bool:
-        """The ``if`` (or ``elif``) of ``line`` branches on a tensor's values, on strong evidence."""
+        """A truth read on ``line`` (an ``if``, a ``while``, a ternary, ``not``…) reads a tensor's
+        values, on strong evidence."""
         stmt = _statement_at(self.tree.body, line)
-        if not isinstance(stmt, ast.If) or stmt.lineno != line:
+        if stmt is None:
             return False
-        evidence = self._evidence(line)
-        return evidence is not None and evidence.branches_on_tensor(stmt.test)
+        header = stmt.test if isinstance(stmt, (ast.If, ast.While)) else None
+        tests = [test for test in truth_reads(expressions_of(stmt), header) if test.lineno == line]
+        evidence = self._evidence(line) if tests else None
+        return evidence is not None and any(evidence.branches_on_tensor(test) for test in tests)
 
     # -- the summary ------------------------------------------------------------------------
     def summarise(self) -> FileSummary:
@@ -504,8 +517,9 @@ class _Reader:
                 if entry is not None and node is not None and _arity_fits(entry, node) and self._holds(entry, node):
                     if not _recorded_only(entry, node):
                         direct[at] = (entry.reason, entry.raises, line)
-                if direct[at] is None and receiver == "" and name in TENSOR_READ_NAMES and name not in self.bound:
-                    found = self._tensor_read(line, name, start + len(name))
+                reads = receiver is not None and (receiver != "" or name not in self.bound or name in self.imports)
+                if direct[at] is None and reads and name in TENSOR_READ_NAMES:
+                    found = self._tensor_read(line, name, receiver or "", start + len(name))
                     if found is not None:
                         direct[at] = (found.reason, found.raises, line)
             if name == "getattr" and receiver == "" and self.found.dispatch and name not in self.bound:
@@ -515,8 +529,7 @@ class _Reader:
                 call, wraps[at] = ("n", "", name), name
             if call is not None:
                 per_unit[at].add(call)
-        for match in CONDITION_LINE.finditer(self.text):
-            line = lines.line_of(match.end())
+        for line in sorted({lines.line_of(end) for end in condition_call_ends(self.text)}):
             at = self.unit_at(line)
             if at is not None and direct[at] is None and not cold.holds(line) and self._branches_on_tensor(line):
                 direct[at] = (CONDITION.reason, CONDITION.raises, line)

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator
 from typing import Optional, Union
 
 from codemods.analysis.astnodes import dotted
-from codemods.analysis.catalogue import CONDITION_CALLS
+from codemods.analysis.catalogue import CONDITION_CALLS, TRACING_GUARDS
 from codemods.analysis.tensors.cst import METHOD_NON_TENSOR, TENSOR_ATTRIBUTES, TORCH_NON_TENSOR, names_a_tensor_type
 
 Def = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -156,22 +156,28 @@ class TensorEvidence:
 
     # -- the data-dependent entries of the catalogue -------------------------------------
     def reads_a_tensor(self, call: ast.Call) -> bool:
-        """``int(x.sum())``: one positional argument, a method call on one line that makes a tensor."""
+        """``int(x.sum())``, ``bool(x.sum() > 0)``: one positional argument on one line, a tensor
+        that a method call is written in."""
         if call.keywords or len(call.args) != 1 or isinstance(call.args[0], ast.Starred):
             return False
         arg = call.args[0]
-        if not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute)):
+        if arg.lineno != arg.end_lineno:
             return False
-        return arg.lineno == arg.end_lineno and self.is_tensor(arg)
+        if not any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) for node in ast.walk(arg)):
+            return False
+        return self.is_tensor(arg)
 
     def passes_a_tensor(self, call: ast.Call, where: tuple[int, str]) -> bool:
-        """The argument at ``where`` (position, keyword) is a tensor, or a tuple or list holding one."""
+        """The argument at ``where`` (position, keyword) is a tensor, or a tuple or list holding one;
+        or it is not given (``torch.repeat_interleave(r)``: the input is the repeats)."""
         position, keyword = where
         if any(isinstance(arg, ast.Starred) for arg in call.args[: position + 1]):
             return False
+        if any(k.arg is None for k in call.keywords):
+            return False  # ``**kwargs`` may pass it
         found = [k.value for k in call.keywords if k.arg == keyword]
         arg = found[0] if found else call.args[position] if position < len(call.args) else None
-        return arg is not None and self.holds_a_tensor(arg)
+        return arg is None or self.holds_a_tensor(arg)
 
     def branches_on_tensor(self, test: ast.expr) -> bool:
         """An ``if`` test on one line that calls a condition name and whose truth is a tensor's."""
@@ -181,7 +187,7 @@ class TensorEvidence:
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             return self._truth_of_tensor(test.operand)
         if isinstance(test, ast.BoolOp):
-            return any(self._truth_of_tensor(value) for value in test.values)
+            return any(self._truth_of_tensor(value) for value in _read_values(test))
         return self.is_tensor(test)
 
 
@@ -193,8 +199,10 @@ def _calls_a_condition(test: ast.expr) -> bool:
         if isinstance(node, _OTHER_SCOPES):
             continue
         if isinstance(node, ast.Call):
-            name = dotted(node.func)
-            if name is not None and name.rpartition(".")[2] in CONDITION_CALLS:
+            # ``(y > c).any()`` as ``mask.any()``: the name the call is made by
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in CONDITION_CALLS:
                 return True
         stack.extend(ast.iter_child_nodes(node))
     return False
@@ -243,3 +251,81 @@ def bound_arguments(call: ast.Call, func: Def, through_instance: bool) -> list[t
             pairs.append((positional[at].arg, arg))
     pairs.extend((k.arg, k.value) for k in call.keywords if k.arg is not None and k.arg in by_name)
     return pairs
+
+
+def passes(call: ast.Call, where: tuple[int, str]) -> bool:
+    """The argument at ``where`` (position, -1 for keyword-only, and keyword) is passed; a star
+    argument may pass it."""
+    position, keyword = where
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
+        return True
+    return any(k.arg == keyword for k in call.keywords) or 0 <= position < len(call.args)
+
+
+def truth_reads(roots: Iterable[ast.AST], header: Optional[ast.expr] = None) -> list[ast.expr]:
+    """The expressions in ``roots`` whose truth Python reads, as the break analysis reads them
+    (:meth:`codemods.analysis.breaks._Collector._truth_read`): ``if``/``while``/ternary/comprehension
+    tests, the operand of ``not`` and the operands but the last of ``and``/``or`` used as values;
+    the ``not``/``and``/``or`` inside such a test are read with it, an ``assert``'s not at all.
+    ``header``: the test of the ``if`` or ``while`` statement ``roots`` are the parts of."""
+    found: list[ast.expr] = []
+    chained: set[int] = set()
+
+    def read(test: ast.expr) -> None:
+        chained.update(_truth_chain(test))
+        found.append(test)
+
+    if header is not None:
+        read(header)
+
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            read(node.test)
+        elif isinstance(node, ast.comprehension):
+            for test in node.ifs:
+                read(test)
+        elif isinstance(node, ast.Assert):
+            chained.update(_truth_chain(node.test))
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and id(node) not in chained:
+            read(node.operand)
+        elif isinstance(node, ast.BoolOp) and id(node) not in chained:
+            chained.add(id(node))
+            values = _read_values(node)
+            for value in values[: len(node.values) - 1]:
+                read(value)
+            for value in node.values[len(values) :]:
+                chained.update(_truth_chain(value))  # never read while Dynamo traces
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    return found
+
+
+def _read_values(test: ast.BoolOp) -> list[ast.expr]:
+    """The operands of ``and``/``or`` Dynamo may read: none after ``not is_tracing(m) and``
+    or ``is_tracing(m) or`` (:data:`~codemods.analysis.catalogue.TRACING_GUARDS`)."""
+    want_not = isinstance(test.op, ast.And)
+    for at, value in enumerate(test.values):
+        negated = isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not)
+        call = value.operand if isinstance(value, ast.UnaryOp) and negated else value
+        if negated == want_not and isinstance(call, ast.Call):
+            func = call.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in TRACING_GUARDS:
+                return test.values[: at + 1]
+    return test.values
+
+
+def _truth_chain(test: ast.expr) -> list[int]:
+    """Ids of the ``not``/``and``/``or`` whose truth is read with ``test``'s."""
+    found = []
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            found.append(id(node))
+            stack.append(node.operand)
+        elif isinstance(node, ast.BoolOp):
+            found.append(id(node))
+            stack.extend(node.values)
+    return found

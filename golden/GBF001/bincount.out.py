@@ -1,0 +1,22 @@
+"""`torch.bincount` counts each value: its length is the largest value plus one."""
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        def _gbfix_inner_1(i):
+            nonlocal x
+            ids = (x.abs() * (i + 1)).long()
+            x = x + torch.bincount(ids).sum()
+
+        _gbfix_inner_1(0)
+        _gbfix_inner_1(1)
+        _gbfix_inner_1(2)
+        return x.relu()
+
+
+ENTRY = Model
+
+
+def example_inputs():
+    return (torch.tensor([1.0, -2.0, 3.0, 0.5]),)

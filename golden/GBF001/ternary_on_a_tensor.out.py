@@ -1,0 +1,22 @@
+"""A ternary on a tensor: `x if x.sum() > 0 else -x` reads the truth of a tensor."""
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        def _gbfix_inner_1(i):
+            nonlocal x
+            x = x if x.sum() > 0 else -x
+            x = x * 2 - i
+
+        _gbfix_inner_1(0)
+        _gbfix_inner_1(1)
+        _gbfix_inner_1(2)
+        return x.relu()
+
+
+ENTRY = Model
+
+
+def example_inputs():
+    return (torch.tensor([1.0, -2.0, 3.0, 0.5]),)

@@ -1,0 +1,17 @@
+"""`torch.unique(..., return_counts=True)`: as many values and counts as the data has."""
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        for i in range(3):
+            values, counts = torch.unique((x * i).round(), return_counts=True)
+            x = x + values.sum() + counts.sum()
+        return x.relu()
+
+
+ENTRY = Model
+
+
+def example_inputs():
+    return (torch.tensor([1.0, -2.0, 3.0, 0.5]),)
