@@ -425,7 +425,7 @@ def test_what_cannot_break_is_screened_out(source: str) -> None:
 
 
 # The text stage searches word by word; these are the patterns it stands for.
-_WATCHED_CALL = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, sorted(WATCHED_NAMES))) + prefilter_text._TO_PAREN)
+_WATCHED_CALL = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, sorted(WATCHED_NAMES))) + prefilter_text.TO_PAREN)
 _ALIAS = re.compile(r"\b(?:%s)(?:[\s\\]|#[^\n]*)+as\b" % "|".join(map(re.escape, sorted(PARENTS_OF_LAST))))
 _PIECES = [
     "print",

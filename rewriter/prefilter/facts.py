@@ -23,7 +23,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
-from codemods.analysis.astnodes import dotted, expressions_of, long_docstring, loop_submodule, normal
+from codemods.analysis.astnodes import (
+    CALL_REST,
+    dotted,
+    expressions_of,
+    long_docstring,
+    loop_submodule,
+    normal,
+    word_ends,
+)
 from codemods.analysis.breaks.ast import condition_call_ends, reads_a_truth
 from codemods.analysis.catalogue import (
     ARITY_OF_LAST,
@@ -52,7 +60,6 @@ from codemods.analysis.tensors.ast import annotation_is_tensor
 from rewriter.prefilter.text import (
     ALIAS_REST,
     CALL,
-    CALL_REST,
     INT_TUPLE,
     KEYWORD_ARGUMENT,
     before,
@@ -60,7 +67,6 @@ from rewriter.prefilter.text import (
     has_word,
     method_receivers,
     whole_words,
-    word_ends,
 )
 
 #: statement kinds a rule may name in ``Prefilter.holders`` -> stdlib ast classes
