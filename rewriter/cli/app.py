@@ -25,6 +25,7 @@ from rewriter.engine.config import (
 )
 from rewriter.engine.diffs import display_path
 from rewriter.engine.discovery import discover, gitignore_spec
+from rewriter.engine.fileio import SourceError, read_stream
 from rewriter.engine.report import error_line, plural
 from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, Totals
 
@@ -138,8 +139,20 @@ def stdin_name(paths: List[str], stdin_filename: Optional[str]) -> Optional[str]
     return stdin_filename or STDIN
 
 
-def read_stdin() -> bytes:
-    return sys.stdin.buffer.read()
+def read_stdin(name: str) -> bytes:
+    """The source on stdin, which ``name`` stands for; exits 2 when there is none or it is too large."""
+    stream = getattr(sys.stdin, "buffer", None)
+    where = display_path(name) if name != STDIN else STDIN
+    if stream is None:  # started with stdin closed
+        err(error_line(where, 0, "stdin is closed: no source to read"))
+        raise typer.Exit(EXIT_ERROR)
+    try:
+        return read_stream(stream)
+    except SourceError as exc:
+        err(error_line(where, 0, str(exc)))
+    except OSError as exc:
+        err(error_line(where, 0, f"cannot read stdin: {exc.strerror or exc}"))
+    raise typer.Exit(EXIT_ERROR)
 
 
 STDIN_FILENAME_HELP = "With `-`: the path of the source read from stdin, for configuration, excludes and messages."

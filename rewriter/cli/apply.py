@@ -162,7 +162,7 @@ def apply(
     if name is None:
         files = collect(paths, settings, totals, force_exclude)
     else:
-        data, files = read_stdin(), stdin_files(name, settings, force_exclude)
+        data, files = read_stdin(name), stdin_files(name, settings, force_exclude)
     settings = with_recorded_breaks(settings, files, trace, all_logs, log, quiet)
     write = not (dry_run or check)
     results: Iterable[FileResult] = (

@@ -156,7 +156,7 @@ def scan(
     if name is None:
         files = collect(paths, settings, totals, force_exclude)
     else:
-        data, files = read_stdin(), stdin_files(name, settings, force_exclude)
+        data, files = read_stdin(name), stdin_files(name, settings, force_exclude)
     if explain_reach is not None:
         _explain_reach(explain_reach, files, settings, jobs, name is not None)
     settings = with_recorded_breaks(settings, files, trace, all_logs, log, quiet)
