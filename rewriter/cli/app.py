@@ -7,7 +7,7 @@ stderr. Exit codes are defined in :mod:`rewriter.engine.results`.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, List, Optional
+from typing import Any, List, Optional
 
 import typer
 from typer.core import TyperCommand
@@ -24,7 +24,7 @@ from rewriter.engine.config import (
     with_overrides,
 )
 from rewriter.engine.diffs import display_path
-from rewriter.engine.discovery import discover, gitignore_spec
+from rewriter.engine.discovery import discover
 from rewriter.engine.fileio import SourceError, read_stream
 from rewriter.engine.report import error_line, plural
 from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, Totals
@@ -188,7 +188,7 @@ def resolve_settings(
             settings,
             select=parse_codes([select], "--select") if select else None,
             ignore=parse_codes([ignore], "--ignore") if ignore else None,
-            exclude=settings.exclude + tuple(exclude or ()),
+            flag_exclude=tuple(exclude or ()),
             fix_mode="report" if report_only else ("unsafe" if unsafe_fixes else "safe"),
             reach=choose_format(reach, REACH_MODES, "--reach") if reach is not None else None,
             compiled=settings.compiled + tuple(compiled or ()),
@@ -202,21 +202,15 @@ def resolve_settings(
 def collect(paths: List[str], settings: Settings, totals: Totals, force_exclude: bool = False) -> list[str]:
     """The files to process. ``force_exclude`` applies ``exclude`` to files named
     explicitly too (pre-commit names every file it passes)."""
-    found = discover(paths, settings.exclude)
+    found = discover(paths, settings.exclusion())
     for path, reason in found.problems:
         err(error_line(display_path(path), 0, reason))
         totals.scanned += 1
         totals.errors += 1
-    if force_exclude and settings.exclude:
-        excluded = exclusion(settings)
-        return [f for f in found.files if not excluded(f)]
+    if force_exclude:
+        excluded = settings.exclusion()
+        return [f for f in found.files if not excluded.match(f)]
     return found.files
-
-
-def exclusion(settings: Settings) -> Callable[[str], bool]:
-    """Whether an ``exclude`` glob matches a path (taken relative to the working directory)."""
-    spec = gitignore_spec(settings.exclude)
-    return lambda path: spec.match_file(display_path(path))
 
 
 def check_jobs(jobs: int) -> int:

@@ -27,7 +27,6 @@ from rewriter.cli.app import (
     choose_format,
     collect,
     err,
-    exclusion,
     read_stdin,
     resolve_settings,
     stdin_name,
@@ -57,7 +56,7 @@ def _write(text: str, output: Optional[str]) -> None:
 
 def stdin_files(name: str, settings: Settings, force_exclude: bool) -> list[str]:
     """The one file stdin stands for; none when ``--force-exclude`` excludes its ``--stdin-filename``."""
-    if force_exclude and name != STDIN and exclusion(settings)(name):
+    if force_exclude and name != STDIN and settings.exclusion().match(name):
         return []
     return [name]
 
