@@ -7,27 +7,22 @@ stderr. Exit codes are defined in :mod:`rewriter.engine.results`.
 from __future__ import annotations
 
 import sys
-from typing import Any, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
 from typer.core import TyperCommand
 
-from codemods.analysis.reach import REACH_MODES
 from rewriter import __version__
-from rewriter.engine.config import (
-    ConfigError,
-    Settings,
-    check_compiled,
-    check_exclude,
-    load_settings,
-    parse_codes,
-    with_overrides,
-)
 from rewriter.engine.diffs import display_path
 from rewriter.engine.discovery import discover
 from rewriter.engine.fileio import SourceError, read_stream
-from rewriter.engine.report import error_line, plural
 from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, Totals
+
+if TYPE_CHECKING:
+    from rewriter.engine.config import Settings
+
+# The rules and their analysis (libcst) are imported by the functions that need them:
+# `gbfix --version` and `gbfix rules` start without them.
 
 #: the path that means "read the source from stdin, write the result to stdout"
 STDIN = "-"
@@ -68,15 +63,19 @@ def argument_label(param: Any) -> str:
     return label if param.required else f"[{label}]"
 
 
-app = typer.Typer(
-    name="gbfix",
-    help="Rewrite PyTorch code so torch.compile stops skipping whole functions.",
-    no_args_is_help=True,
-    add_completion=False,
-    # Plain help: rich markup would eat `[[tool.gbfix.verify]]` and other brackets.
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+def new_app() -> typer.Typer:
+    """The root of the command line, with no command registered yet."""
+    app = typer.Typer(
+        name="gbfix",
+        help="Rewrite PyTorch code so torch.compile stops skipping whole functions.",
+        no_args_is_help=True,
+        add_completion=False,
+        # Plain help: rich markup would eat `[[tool.gbfix.verify]]` and other brackets.
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    app.callback()(_root)
+    return app
 
 
 def _show_version(value: bool) -> None:
@@ -85,10 +84,9 @@ def _show_version(value: bool) -> None:
         raise typer.Exit(EXIT_CLEAN)
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(
-        False, "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
+        False, "--version", "-V", callback=_show_version, is_eager=True, help="Print the version and exit."
     ),
 ) -> None:
     """Rewrite PyTorch code so torch.compile stops skipping whole functions.
@@ -141,6 +139,8 @@ def stdin_name(paths: List[str], stdin_filename: Optional[str]) -> Optional[str]
 
 def read_stdin(name: str) -> bytes:
     """The source on stdin, which ``name`` stands for; exits 2 when there is none or it is too large."""
+    from rewriter.engine.report import error_line
+
     stream = getattr(sys.stdin, "buffer", None)
     where = display_path(name) if name != STDIN else STDIN
     if stream is None:  # started with stdin closed
@@ -180,6 +180,16 @@ def resolve_settings(
     compiled: Optional[List[str]] = None,
 ) -> Settings:
     """Settings from the nearest pyproject.toml, then the flags. Exits 2 on errors."""
+    from codemods.analysis.reach import REACH_MODES
+    from rewriter.engine.config import (
+        ConfigError,
+        check_compiled,
+        check_exclude,
+        load_settings,
+        parse_codes,
+        with_overrides,
+    )
+
     try:
         check_exclude(exclude or (), "--exclude")
         check_compiled(compiled or (), "--compiled")
@@ -202,6 +212,8 @@ def resolve_settings(
 def collect(paths: List[str], settings: Settings, totals: Totals, force_exclude: bool = False) -> list[str]:
     """The files to process. ``force_exclude`` applies ``exclude`` to files named
     explicitly too (pre-commit names every file it passes)."""
+    from rewriter.engine.report import error_line
+
     found = discover(paths, settings.exclusion())
     for path, reason in found.problems:
         err(error_line(display_path(path), 0, reason))
@@ -226,6 +238,8 @@ FORCE_EXCLUDE_HELP = "Apply exclude globs to files named on the command line too
 
 def summary(totals: Totals, seconds: float, outcome: str) -> str:
     """The last line of a run; ``outcome`` is what was found or done (``2 would change``)."""
+    from rewriter.engine.report import plural
+
     return (
         f"gbfix: {plural(totals.scanned, 'file')} scanned ({totals.screened_out} screened out, "
         f"{totals.parsed} parsed), {outcome}, {plural(totals.errors, 'error')} in {seconds:.2f}s"
@@ -241,6 +255,7 @@ def with_recorded_breaks(
     quiet: bool = False,
 ) -> Settings:
     """``--trace``/``--log``: the breaks a real run recorded, placed in ``files``. Exits 2 on errors."""
+    from rewriter.engine.config import with_overrides
     from rewriter.runtime.recorded import (
         describe_placements,
         describe_unmatched,

@@ -88,9 +88,9 @@ def _echo_unchanged(data: bytes) -> None:
 
 def apply(
     paths: List[str] = typer.Argument(
-        ...,
+        None,
         metavar="PATH",
-        help="Files or directories (searched for *.py); `-` reads the source from stdin and writes it to stdout.",
+        help="Files or directories (searched for *.py; default `.`); `-` reads the source from stdin, writes stdout.",
     ),
     dry_run: bool = typer.Option(
         False, "--dry-run", "--diff", help="Print one unified diff (git apply / patch -p1) and write nothing."
@@ -145,6 +145,7 @@ def apply(
     The rewrite fixes the graph breaks that make Dynamo skip whole functions.
     """
     start = time.perf_counter()
+    paths = paths or ["."]
     if (entry is None) != (inputs is None):
         err("gbfix: error: --entry and --inputs go together")
         raise typer.Exit(EXIT_ERROR)

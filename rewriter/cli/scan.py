@@ -33,6 +33,7 @@ from rewriter.cli.app import (
     summary,
     with_recorded_breaks,
 )
+from rewriter.cli.progress import Progress
 from rewriter.engine.batch import build_project, process_file, run_batch
 from rewriter.engine.config import Settings
 from rewriter.engine.project import explain_reach
@@ -86,7 +87,9 @@ def _explain_reach(spec: str, files: List[str], settings: Settings, jobs: int, s
 
 def scan(
     paths: List[str] = typer.Argument(
-        ..., metavar="PATH", help="Files or directories (searched for *.py); `-` reads the source from stdin."
+        None,
+        metavar="PATH",
+        help="Files or directories (searched for *.py; default `.`); `-` reads the source from stdin.",
     ),
     output_format: str = typer.Option(
         "text",
@@ -141,6 +144,7 @@ def scan(
     Each finding is a site that makes Dynamo skip a whole function.
     """
     start = time.perf_counter()
+    paths = paths or ["."]
     output_format = choose_format(output_format, FORMATS)
     if statistics and output_format not in ("text", "json"):
         err(f"gbfix: error: --statistics prints text or json, not {output_format}")
@@ -160,9 +164,11 @@ def scan(
         _explain_reach(explain_reach, files, settings, jobs, name is not None)
     settings = with_recorded_breaks(settings, files, trace, all_logs, log, quiet)
     results = run_batch(files, settings, jobs) if name is None else stdin_results(files, data, settings)
-    for result in results:
-        totals.add(result)
-        report.add(result, unused_ignores=report_unused_ignores)
+    # The report comes after the batch: the bar is all a terminal shows meanwhile (as for apply).
+    with Progress(len(files), enabled=not quiet and name is None) as progress:
+        for result in progress.track(results):
+            totals.add(result)
+            report.add(result, unused_ignores=report_unused_ignores)
     for error in report.errors:
         err(error.text())
     if statistics:
