@@ -607,10 +607,9 @@ def check_import(
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            stop(proc)
             return f"importing it took over {timeout:g} s"
         finally:
-            stop(proc)
+            stop(proc)  # a timeout, or what the import started and left running
     if proc.returncode == 0:
         return None
     text = out.decode(errors="replace").strip() or err.decode(errors="replace").strip()
