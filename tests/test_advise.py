@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -301,8 +302,12 @@ def test_a_logger_method_no_library_added_is_left_out_of_the_ignored_set() -> No
     from rewriter.runtime.sandbox import apply_dynamo_config
 
     with torch._dynamo.config.patch(ignore_logger_methods=set()):
-        apply_dynamo_config({"ignore_logger_methods": ["logging.Logger.warning", "logging.Logger.warning_once"]})
+        applied = apply_dynamo_config(
+            {"ignore_logger_methods": ["logging.Logger.warning", "logging.Logger.warning_once", "logging.nothing"]}
+        )
         assert torch._dynamo.config.ignore_logger_methods == {logging.Logger.warning}
+    # what the run made is what --write writes: nothing the process lacked
+    assert applied == {"ignore_logger_methods": ["logging.Logger.warning"]}
 
 
 LIBRARY_LOGGER = textwrap.dedent("""\
@@ -343,3 +348,84 @@ def test_ignoring_logger_methods_covers_one_a_library_adds_when_the_entry_is_bui
     assert result.returncode == 0, result.stderr
     row = next(line.split() for line in result.stdout.splitlines() if line.strip().startswith("ignore_logger_methods"))
     assert row[-2:] == ["recommended", "(1)"], result.stdout
+
+
+@pytest.mark.cli
+def test_the_written_sampler_imports(tmp_path) -> None:
+    """The stock logging has no warning_once: the lines written name only what the run's process had."""
+    shutil.copytree(os.path.join(ROOT, "examples"), tmp_path / "examples")
+    command = [sys.executable, "-m", "rewriter", "advise", "examples/sampler.py", "--device", "cpu", "--write"]
+    command += ["--entry", "examples.sampler:sample", "--inputs", "examples.sampler:example_inputs"]
+    command += ["--candidate", "capture_scalar_outputs+ignore_logger_methods"]
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert result.returncode == 0 and "rewrote examples/sampler.py" in result.stderr, result.stderr
+    written = (tmp_path / "examples" / "sampler.py").read_text()
+    assert "logging.Logger.warning," in written and "_once" not in written
+    imported = subprocess.run([sys.executable, "-c", "import examples.sampler"], cwd=tmp_path, capture_output=True)
+    assert imported.returncode == 0, imported.stderr
+
+
+@pytest.mark.cli
+def test_a_setting_the_file_cannot_make_where_it_goes_is_not_written(tmp_path) -> None:
+    """The run built the entry (and the library's warning_once with it); the compile line comes before that."""
+    source = LIBRARY_LOGGER + "\n\ndef run(x):\n    return Model()(x)\n\n\ncompiled = torch.compile(run)\n"
+    (tmp_path / "toy.py").write_text(source)
+    command = [sys.executable, "-m", "rewriter", "advise", "toy.py", "--entry", "toy:Model", "--write"]
+    command += ["--inputs", "toy:example_inputs", "--device", "cpu", "--candidate", "ignore_logger_methods"]
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines() == [
+        "gbfix: error: toy.py: not written: with the setting it fails to import: "
+        "AttributeError: type object 'Logger' has no attribute 'warning_once'"
+    ]
+    assert (tmp_path / "toy.py").read_text() == source
+
+
+def test_a_file_that_imports_and_one_that_does_not(tmp_path) -> None:
+    from rewriter.runtime.sandbox import check_import
+
+    origin = str(tmp_path / "mod.py")
+    common = {"is_package": False, "paths": (str(tmp_path),), "cwd": str(tmp_path), "timeout": 60.0}
+    assert check_import("mod", origin, "import logging\n", lines=("logging.Logger.info",), **common) is None
+    missing = check_import("mod", origin, "import logging\n", lines=("logging.Logger.info_once",), **common)
+    assert missing == "AttributeError: type object 'Logger' has no attribute 'info_once'"
+    assert check_import("mod", origin, "raise SystemExit(3)\n", **common) == "SystemExit: 3"
+
+
+def _written_entries() -> list[tuple[str, str, str]]:
+    """(file, entry, inputs) of every example that compiles its entry, and of every zoo model."""
+    examples = [
+        (f"examples/{name}", f"examples.{name[:-3]}:ENTRY", f"examples.{name[:-3]}:example_inputs")
+        for name in sorted(os.listdir(os.path.join(ROOT, "examples")))
+        if name.endswith(".py") and "torch.compile(" in open(os.path.join(ROOT, "examples", name)).read()
+    ]
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    try:
+        import zoo
+    finally:
+        sys.path.remove(os.path.join(ROOT, "benchmarks"))
+    models = [(f"compile_{name}.py", f"advise_zoo:{name}", "advise_zoo:no_inputs") for name in zoo.names()]
+    return examples + models
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("file", "entry", "inputs"), _written_entries())
+def test_advise_write_leaves_every_example_and_zoo_model_importable(tmp_path, file, entry, inputs) -> None:
+    """Whatever advise recommends, the file it writes into still imports (or it writes nothing)."""
+    shutil.copytree(os.path.join(ROOT, "examples"), tmp_path / "examples")
+    for name in ("advise_zoo.py", "zoo.py"):
+        shutil.copy(os.path.join(ROOT, "benchmarks", name), tmp_path / name)
+    if file.startswith("compile_"):
+        name = entry.partition(":")[2]
+        (tmp_path / file).write_text(
+            f"import torch\n\nimport advise_zoo\n\ncompiled = torch.compile(advise_zoo.{name})\n"
+        )
+    command = [sys.executable, "-m", "rewriter", "advise", file, "--entry", entry, "--inputs", inputs, "--write"]
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    result = subprocess.run([*command, "--device", "cpu"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert result.returncode in (0, 2), result.stderr
+    module = file[:-3].replace("/", ".")
+    imported = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=tmp_path, capture_output=True)
+    assert imported.returncode == 0, imported.stderr

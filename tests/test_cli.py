@@ -190,6 +190,83 @@ def test_version_is_the_package_version():
         assert f'version = "{__version__}"' in handle.read()
 
 
+#: what a command starts with: run ``main`` for ``args``, then print the heavy modules it imported
+_IMPORTED = """
+import sys
+sys.argv = ["gbfix", *{args!r}]
+from rewriter.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+print(sorted(m for m in ("libcst", "torch", "codemods.rules.registry") if m in sys.modules), file=sys.stderr)
+"""
+
+
+@pytest.mark.cli
+@pytest.mark.parametrize("args", [["--version"], ["-V"], ["rules"], ["rules", "GBF009"], ["rules", "gbf01"]])
+def test_version_and_rules_start_without_the_rules_analysis(args):
+    """Import what a command needs when it runs: these need neither libcst nor torch (< 0.5 s CPU to start)."""
+    from rewriter import __version__
+
+    result = subprocess.run(
+        [sys.executable, "-c", _IMPORTED.format(args=args)], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.stderr.splitlines()[-1] == "[]", result.stderr
+    if args[0] != "rules":
+        assert result.stdout == f"gbfix {__version__}\n"
+    else:
+        assert result.stdout == gbfix(*args, "--format", "text", cwd=ROOT).stdout
+
+
+def test_the_rules_list_read_from_source_is_the_registry():
+    from codemods.rules.registry import REGISTRY
+    from rewriter.cli.rules import rule_cards
+
+    cards = rule_cards()
+    assert sorted(cards) == sorted(REGISTRY)
+    for code, rule in REGISTRY.items():
+        assert (cards[code].name, cards[code].summary, cards[code].doc) == (rule.NAME, rule.SUMMARY, rule.doc())
+
+
+@pytest.mark.cli
+def test_scan_and_apply_default_to_the_working_directory(tmp_path):
+    shutil.copytree(os.path.join(ROOT, "examples"), tmp_path / "examples")
+    for command in (["scan"], ["apply", "--dry-run"]):
+        here = gbfix(*command, "--reach", "all", cwd=str(tmp_path))
+        dot = gbfix(*command, "--reach", "all", ".", cwd=str(tmp_path))
+        assert (
+            here.returncode == dot.returncode == 1 and here.stdout == dot.stdout and "examples/stats.py" in dot.stdout
+        )
+
+
+@pytest.mark.cli
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
+def test_scan_shows_a_progress_line_on_a_terminal_only(tmp_path):
+    import pty
+
+    shutil.copytree(os.path.join(ROOT, "examples"), tmp_path / "examples")
+    command = [sys.executable, "-m", "rewriter", "scan", "examples", "--reach", "all"]
+    leader, follower = pty.openpty()
+    with subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=follower) as proc:
+        os.close(follower)
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        report = proc.stdout.read() if proc.stdout else b""
+    os.close(leader)
+    assert b"3/3 files" in drawn and b"\r\x1b[K" in drawn
+    assert b"files" not in report.split(b"\n")[0] and b"GBF001" in report
+    piped = gbfix("scan", "examples", "--reach", "all", cwd=str(tmp_path))
+    assert "\r" not in piped.stderr and "3 files scanned" in piped.stderr
+
+
 @pytest.mark.cli
 def test_help_lists_commands_in_the_order_a_user_meets_them():
     result = gbfix("--help", cwd=ROOT)
@@ -204,8 +281,8 @@ def test_help_lists_commands_in_the_order_a_user_meets_them():
 @pytest.mark.parametrize(
     "command, usage",
     [
-        ("apply", "gbfix apply [OPTIONS] PATH..."),
-        ("scan", "gbfix scan [OPTIONS] PATH..."),
+        ("apply", "gbfix apply [OPTIONS] [PATH...]"),
+        ("scan", "gbfix scan [OPTIONS] [PATH...]"),
         ("verify", "gbfix verify [OPTIONS] FILE"),
         ("explain", "gbfix explain [OPTIONS] FILE"),
         ("rules", "gbfix rules [OPTIONS] [CODE]"),

@@ -145,3 +145,73 @@ def test_readme_documents_every_key():
     linting = readme.split("## Configuration", 1)[1]
     for key in config_keys():
         assert f"| `{key}` |" in linting, f"README's configuration table lacks {key}"
+
+
+# -- read as ruff reads its own table -----------------------------------------------------------
+
+
+def _tree(root, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def test_exclude_is_relative_to_the_configuration_files_directory(tmp_path, monkeypatch):
+    from rewriter.engine.discovery import discover
+
+    _tree(
+        tmp_path,
+        {
+            "proj/pyproject.toml": '[tool.gbfix]\nexclude = ["pkg/generated/**"]\n',
+            "proj/pkg/model.py": "",
+            "proj/pkg/generated/table.py": "",
+            # the same relative path below the working directory is not what the file names
+            "pkg/generated/other.py": "",
+        },
+    )
+    names = {}
+    for cwd, path in ((tmp_path, "proj"), (tmp_path / "proj" / "pkg", "."), (tmp_path, ".")):
+        monkeypatch.chdir(cwd)
+        settings = load_settings(path)
+        files = discover([path], settings.exclusion()).files
+        names[str(cwd), path] = sorted(os.path.relpath(f, tmp_path) for f in map(os.path.abspath, files))
+    assert names[str(tmp_path), "proj"] == ["proj/pkg/model.py"]
+    assert names[str(tmp_path / "proj" / "pkg"), "."] == ["proj/pkg/model.py"]
+    # from above the project no pyproject.toml is found: nothing is excluded
+    assert "pkg/generated/other.py" in names[str(tmp_path), "."]
+
+
+def test_a_flag_exclude_stays_relative_to_the_working_directory(tmp_path, monkeypatch):
+    from rewriter.engine.config import with_overrides
+
+    _tree(tmp_path, {"proj/pyproject.toml": "[tool.gbfix]\n", "proj/a/x.py": "", "proj/b/x.py": ""})
+    monkeypatch.chdir(tmp_path / "proj" / "a")
+    excluded = with_overrides(load_settings(".."), flag_exclude=("x.py",)).exclusion()
+    assert excluded.match("x.py") and not excluded.match("../b/x.py")
+
+
+def test_a_nested_pyproject_without_the_table_does_not_hide_the_root_one(tmp_path):
+    _tree(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.gbfix]\nselect = ["GBF001"]\n',
+            "libs/inner/pyproject.toml": '[project]\nname = "inner"\n\n[tool.ruff]\nline-length = 100\n',
+            "libs/inner/m.py": "",
+        },
+    )
+    assert find_pyproject(str(tmp_path / "libs" / "inner" / "m.py")) == str(tmp_path / "pyproject.toml")
+    settings = load_settings(str(tmp_path / "libs" / "inner"))
+    assert settings.source == str(tmp_path / "pyproject.toml") and settings.select == ("GBF001",)
+    # a nested file with the table is the nearest one, as before
+    (tmp_path / "libs" / "inner" / "pyproject.toml").write_text("[tool.gbfix]\nunroll_max_trips = 2\n")
+    assert load_settings(str(tmp_path / "libs" / "inner")).unroll_max_trips == 2
+
+
+@pytest.mark.parametrize("text", ['[project]\nname = "x"\n', "", "[tool.gbfix]\n", "[tool.black]\n"])
+def test_a_config_file_with_no_gbfix_keys_is_an_error(tmp_path, monkeypatch, text):
+    (tmp_path / "other.toml").write_text(text)
+    (tmp_path / "m.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    result = invoke("scan", "--config", "other.toml", "m.py")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == ["gbfix: error: other.toml: no [tool.gbfix] keys in this file"]

@@ -462,3 +462,185 @@ def test_workers_die_with_a_killed_parent(project):
             if _alive(worker):
                 os.kill(worker, signal.SIGKILL)
     assert read(project / "good.py") == GOOD.encode()
+
+
+# -- 7. a recorded run that is not what Dynamo writes: one line naming the log and its line ----------
+
+#: the glog prefix of a TORCH_TRACE record
+PREFIX = "V1207 12:00:00.000000 1 torch/_logging/structured.py:28] "
+_BLOCK = (
+    "Graph break in user code at good.py:6\nGraph Break Reason: x\n"
+    'User code traceback:\n  File "good.py", line 6, in f\n'
+)
+_DIGITS = "9" * 5000
+
+
+def _artifact(block: str) -> str:
+    head = {"artifact": {"name": "dynamo_graph_break_reason", "encoding": "string"}, "frame_id": 0}
+    return PREFIX + json.dumps(head) + "\n" + "".join(f"\t{line}\n" for line in block.splitlines())
+
+
+def _metrics(**fields: object) -> str:
+    data = {"compile_id": "0/0", "fail_type": "x", "fail_user_frame_filename": "good.py", "co_filename": "good.py"}
+    data.update(co_firstlineno=3, co_name="f", fail_user_frame_lineno=6)
+    data.update(fields)
+    return PREFIX + json.dumps({"compilation_metrics": data}) + "\n"
+
+
+#: name -> (the log's text, what its one line says); the bad record is on the log's second line
+MALFORMED_TRACES = {
+    "str_is_a_number": (PREFIX + '{"str": 5}', "'str' is not a JSON array"),
+    "str_is_null": (PREFIX + '{"str": null}', "'str' is not a JSON array"),
+    "str_without_index": (PREFIX + '{"str": ["good.py"]}', r"'str' is not \[text, index\]"),
+    "str_index_is_text": (PREFIX + '{"str": ["good.py", "one"]}', r"'str' is not \[text, index\]"),
+    "truncated_json": (PREFIX + '{"dynamo_start": {"stack": [{"filename": 1, "na', "truncated or corrupt JSON"),
+    "5000_digit_number_in_json": (PREFIX + '{"str": ["good.py", ' + _DIGITS + "]}", "truncated or corrupt JSON"),
+    "not_an_object": (PREFIX + '{"a": 1} trailing', "truncated or corrupt JSON"),
+    "binary_garbage": ("\x00\x7f\x00 garbage {{{", "truncated or corrupt JSON"),
+    "dynamo_start_is_a_list": (PREFIX + '{"dynamo_start": [1, 2]}', "'dynamo_start' is not a JSON object"),
+    "stack_is_text": (PREFIX + '{"dynamo_start": {"stack": "f"}}', "'dynamo_start' has no list of frames"),
+    "stack_of_numbers": (PREFIX + '{"dynamo_start": {"stack": [1]}}', "'dynamo_start' has no list of frames"),
+    "metrics_is_a_list": (PREFIX + '{"compilation_metrics": [1]}', "'compilation_metrics' is not a JSON object"),
+    "artifact_is_text": (PREFIX + '{"artifact": "x"}', "'artifact' is not a JSON object"),
+    "5000_digit_line_as_text": (_metrics(fail_user_frame_lineno=_DIGITS).rstrip("\n"), "not a line number"),
+    "line_is_a_word": (_metrics(fail_user_frame_lineno="six").rstrip("\n"), "not a line number"),
+    "line_is_a_fraction": (_metrics(fail_user_frame_lineno=6.5).rstrip("\n"), "not a line number"),
+    "line_is_nan": (_metrics().replace('"fail_user_frame_lineno": 6', '"fail_user_frame_lineno": NaN'), "line number"),
+    "5000_digit_line_in_block": (_artifact(_BLOCK.replace("good.py:6", "good.py:" + _DIGITS)), "not a line number"),
+    "5000_digit_frame_line": (_artifact(_BLOCK.replace("line 6", "line " + _DIGITS)), "not a line number"),
+}
+#: the same for ``--log`` (TORCH_LOGS=graph_breaks text): the bad block starts on the log's second line
+MALFORMED_LOGS = {
+    "5000_digit_line": (_BLOCK.replace("good.py:6", "good.py:" + _DIGITS), "not a line number"),
+    "5000_digit_frame_line": (_BLOCK.replace("line 6", "line " + _DIGITS), "not a line number"),
+    "resume_at_5000_digits": (
+        _BLOCK.replace(
+            "Graph Break Reason: x", "Graph Break Reason: x\n  frame skipped: f (good.py line " + _DIGITS + ")"
+        ),
+        "not a line number",
+    ),
+}
+#: a first line that is fine, so the one line must name the second
+_FIRST = PREFIX + '{"str": ["good.py", 0]}\n'
+
+
+def _assert_log_refused(result: subprocess.CompletedProcess, log: str, reason: str, project) -> None:
+    assert result.returncode == 2, result.stderr
+    named = lines_naming(result.stderr, log)
+    assert len(named) == 1 and re.fullmatch(rf"gbfix: error: {re.escape(log)}:2: .*{reason}.*", named[0]), named
+    no_traceback(result)
+    assert (project / "good.py").read_text() == GOOD
+
+
+@pytest.mark.parametrize("command", ["scan", "apply"])
+@pytest.mark.parametrize("name", sorted(MALFORMED_TRACES))
+def test_a_malformed_trace_is_one_line_naming_the_record(project, command, name):
+    text, reason = MALFORMED_TRACES[name]
+    (project / "trace").mkdir()
+    log = "trace/dedicated_log_torch_trace_1.log"
+    (project / log).write_text(_FIRST + text + "\n")
+    _assert_log_refused(gbfix(command, "--trace", "trace", "good.py", cwd=project), log, reason, project)
+
+
+@pytest.mark.parametrize("command", ["scan", "apply"])
+@pytest.mark.parametrize("name", sorted(MALFORMED_LOGS))
+def test_a_malformed_graph_breaks_log_is_one_line_naming_the_block(project, command, name):
+    text, reason = MALFORMED_LOGS[name]
+    (project / "breaks.log").write_text("[rank0]: started\n" + text)
+    _assert_log_refused(gbfix(command, "--log", "breaks.log", "good.py", cwd=project), "breaks.log", reason, project)
+
+
+# -- 8. source on stdin: none at all, or more than a file may hold -------------------------------------
+
+
+@pytest.mark.parametrize("command", ["scan", "apply"])
+def test_dash_with_stdin_closed(project, command):
+    result = subprocess.run(
+        [sys.executable, "-m", "rewriter", command, "-"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        stdin=None,
+        preexec_fn=lambda: os.close(0),
+    )
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == ["-: error: stdin is closed: no source to read"]
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("command", ["scan", "apply"])
+def test_a_source_on_stdin_over_the_size_limit_is_refused_as_a_file_is(project, command):
+    big = project / "big.py"
+    big.write_text("x = 1\n" * (11 * 1024 * 1024 // 6))
+    as_file = gbfix(command, "big.py", cwd=project)
+    with open(big, "rb") as stdin:
+        started = time.monotonic()
+        result = subprocess.run(
+            [sys.executable, "-m", "rewriter", command, "-", "--stdin-filename", "big.py"],
+            cwd=project,
+            stdin=stdin,
+            capture_output=True,
+            timeout=120,
+        )
+    assert time.monotonic() - started < 60  # refused, not parsed
+    assert result.returncode == as_file.returncode == 2
+    assert lines_naming(result.stderr.decode(), "big.py") == ["big.py: error: larger than 10 MiB; skipped"]
+    assert lines_naming(as_file.stderr, "big.py") == ["big.py: error: larger than 10 MiB; skipped"]
+    assert result.stdout == b""  # apply -: the editor's buffer is not replaced
+
+
+# -- 9. a program that starts a process of its own: a timeout ends them all ------------------------------
+
+SPAWNS = """\
+import os, subprocess, sys, time
+
+import torch
+
+
+def entry(x):
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    with open(os.environ["GBFIX_TEST_PIDS"], "a") as handle:
+        handle.write(f"{os.getpid()} {child.pid}\\n")
+    time.sleep(600)
+    return x + 1
+
+
+def example_inputs():
+    return (torch.ones(2),)
+
+
+compiled = torch.compile(entry)
+"""
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting for its reaper has ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            state = handle.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+@pytest.mark.parametrize("command", ["verify", "advise"])
+def test_a_timeout_ends_the_program_and_what_it_started(tmp_path, command):
+    (tmp_path / "spawns.py").write_text(SPAWNS)
+    pids = tmp_path / "pids.txt"
+    # long enough for the program to start (importing torch on a loaded machine) and reach `entry`
+    args = [command, "spawns.py", "--entry", "spawns:entry", "--inputs", "spawns:example_inputs", "--timeout", "90"]
+    args += ["--device", "cpu"] + (["--before", "spawns.py"] if command == "verify" else [])
+    env = dict(os.environ, GBFIX_TEST_PIDS=str(pids))
+    result = subprocess.run(
+        [sys.executable, "-m", "rewriter", *args], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=400
+    )
+    assert result.returncode == 2, result.stderr
+    assert "timed out (see --timeout)" in result.stderr.splitlines()[0], result.stderr
+    started = [int(pid) for line in pids.read_text().splitlines() for pid in line.split()]
+    assert started  # the program did start its process
+    deadline = time.monotonic() + 10
+    while any(map(_running, started)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in started if _running(pid)]
+    assert (tmp_path / "spawns.py").read_text() == SPAWNS

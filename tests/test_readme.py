@@ -26,8 +26,8 @@ except ModuleNotFoundError:  # Python 3.10
 with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as _handle:
     README = _handle.read()
 
-#: the install line for torch that the README promises gives the CPU build
-CPU_TORCH = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+#: the install line for torch: the plain pin (PyTorch's own index may be unreachable, and pip retries it for minutes)
+CPU_TORCH = "pip install torch==2.13.0"
 
 
 def blocks(language: str) -> list[str]:
@@ -49,7 +49,7 @@ def test_the_top_holds_exactly_two_commands():
     assert README.startswith("# gbfix\n\n```bash\n"), "the two commands come first"
     setup, tests = top_commands()
     assert setup.startswith("python3 -m venv .venv && . .venv/bin/activate && ")
-    assert CPU_TORCH in setup, "torch comes from the CPU index, as the README explains"
+    assert CPU_TORCH in setup and "--index-url" not in setup, "the plain pinned wheel, as the README explains"
     assert setup.index(CPU_TORCH) < setup.index("pip install -e '.[test]'"), "torch before the project"
     assert setup.endswith(" && gbfix apply examples/ --dry-run --exit-zero")
     assert tests == "python -m pytest"
@@ -83,6 +83,20 @@ def test_the_test_runs_named_in_the_readme_are_the_configured_markers():
     assert pytest_ini["addopts"].endswith("-m 'not slow and not torch_run and not fuzz and not cli'")
     for marker in declared:
         assert f"`python -m pytest -m {marker}`" in README
+
+
+def test_every_rule_is_in_the_rules_table():
+    from codemods.rules.registry import REGISTRY
+
+    section = README.split("## Rules\n", 1)[1].split("\n## ", 1)[0]
+    assert re.findall(r"^\| (GBF\d{3}) \|", section, flags=re.M) == sorted(REGISTRY)
+
+
+def test_the_install_lines_have_no_placeholders():
+    section = README.split("### In another project's environment\n", 1)[1].split("\n## ", 1)[0]
+    shown = "\n".join(blocks("sh")) + section
+    assert not re.search(r"<[^>\n]*(url|tag|commit|version|path|your)[^>\n]*>", shown, re.I), shown
+    assert "rev: $(git rev-parse HEAD)" in section and "gbfix @ git+" in section
 
 
 def test_the_toml_shown_is_valid_configuration():

@@ -210,3 +210,30 @@ def test_code_that_reads_its_own_frame_is_refused_with_the_reason(project, name,
     assert line.endswith(f"; not outlined: it uses {reason}, which depends on the frame it runs in [fix: none]")
     unrolled = invoke("scan", "loop.py", "--select", "GBF001", "--reach", "all")
     assert "GBF001" in unrolled.stdout and f"the loop body uses {reason}" in unrolled.stdout
+
+
+def test_gbf005_names_the_module_compiled_not_the_name_bound_to_the_result(tmp_path, monkeypatch):
+    (tmp_path / "m.py").write_text(
+        "import torch\nfrom torch import nn\n\n\n"
+        "class Net(nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
+        "compiled = torch.compile(Net())\nnet = Net()\nfast = torch.compile(net)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["scan", "m.py", "--select", "GBF005", "--format", "json"])
+    messages = [f["message"] for f in json.loads(result.stdout)["findings"]]
+    assert len(messages) == 2 and not any("compiled.compile()" in m or "fast.compile()" in m for m in messages)
+    assert messages[0].endswith("use `.compile()` on the module `Net()`")
+    assert messages[1].endswith("use `net.compile()`")
+
+
+def test_gbf010_findings_carry_their_reach_in_json(tmp_path, monkeypatch):
+    (tmp_path / "m.py").write_text(
+        "import torch\n\n\ndef helper(x):\n    print('x')\n    return x\n\n\n"
+        "def step(x):\n    return helper(x) + 1\n\n\n"
+        "compiled = torch.compile(step)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["scan", "m.py", "--select", "GBF010", "--format", "json"])
+    (finding,) = json.loads(result.stdout)["findings"]
+    assert finding["code"] == "GBF010"
+    assert finding["reach"] == "m.py:step → helper (passed to torch.compile at m.py:13)"

@@ -256,6 +256,17 @@ class Rule(Codemod, cst.CSTTransformer):
                 return Reach("a run recorded a graph break in it", (qualname,))
         return reach
 
+    def reach_at(self, node: cst.CSTNode) -> Optional[Reach]:
+        """:meth:`reach` of the function (not nested in another) that holds ``node``; None outside one."""
+        if self._units is None:
+            self._units = unit_names(self._tree) if self._tree is not None else {}
+        line = self.line_of(node)
+        for _, unit in self._units.values():
+            span = self.get_metadata(LazyPositionProvider, unit)
+            if span.start.line <= line <= span.end.line:
+                return self.reach(unit)
+        return None
+
     def unit_of(self, func: cst.FunctionDef) -> Optional[tuple[str, cst.FunctionDef]]:
         """(qualified name, node) of the function not nested in another that holds ``func``."""
         if self._units is None:
@@ -296,13 +307,15 @@ class Rule(Codemod, cst.CSTTransformer):
         note: str = "",
         also_lines: tuple[int, ...] = (),
         unsafe_alternative: str = "",
+        reach: Optional[Reach] = None,
     ) -> bool:
         """Record a finding at ``node``; True when its fix should be applied now.
 
         ``also_lines`` are other lines whose suppression comment covers this
         finding (the header of the loop/with/try that holds the break). A
         finding reported on a loop/with/try statement is also covered by a
-        comment on the line of a break that statement holds.
+        comment on the line of a break that statement holds. ``reach`` says how the
+        site runs under compile, for a rule not limited to reach (the finding carries it).
         """
         pos = self.get_metadata(LazyPositionProvider, node).start
         if self.options.suppressions:
@@ -315,9 +328,11 @@ class Rule(Codemod, cst.CSTTransformer):
         apply = (fix == "safe" and self.options.fix_mode in ("safe", "unsafe")) or (
             fix == "unsafe" and self.options.fix_mode == "unsafe"
         )
-        reach = self.current_reach.describe() if self.REACH_LIMITED and self.current_reach is not None else ""
+        if reach is None and self.REACH_LIMITED:
+            reach = self.current_reach
+        chain = reach.describe() if reach is not None else ""
         self.findings.append(
-            Finding(self.CODE, pos.line, pos.column + 1, message, fix, apply, note, unsafe_alternative, reach)
+            Finding(self.CODE, pos.line, pos.column + 1, message, fix, apply, note, unsafe_alternative, chain)
         )
         return apply
 

@@ -259,25 +259,17 @@ class ModuleCompile(PlacementRule):
         return dotted_name(obj) or cst.Module([]).code_for_node(obj)
 
     def message(self, obj: cst.BaseExpression, known: bool = True) -> str:
+        # Name the module compiled, never the name the result is bound to: in
+        # `compiled = torch.compile(Net())` the module is `Net()`, not `compiled`.
+        shown = self.shown(obj)
         name = dotted_name(obj)
-        if name is None:
-            arg = self.facts.parent(obj)
-            call = self.facts.parent(arg) if arg is not None else None
-            target = self.facts.parent(call) if call is not None else None
-            named = (
-                dotted_name(target.targets[0].target)
-                if isinstance(target, cst.Assign)
-                else dotted_name(target.target)
-                if isinstance(target, cst.AnnAssign)
-                else None
-            )
-            name = named or "model"
+        use = f"`{name}.compile()`" if name else f"`.compile()` on the module `{shown}`"
         if not known:
             return (
-                f"`torch.compile({self.shown(obj)})`: if it is an nn.Module, this wraps it in an "
-                f"OptimizedModule (state_dict keys gain `_orig_mod.`); `{name}.compile()` would not"
+                f"`torch.compile({shown})`: if it is an nn.Module, this wraps it in an "
+                f"OptimizedModule (state_dict keys gain `_orig_mod.`); {use} would not"
             )
         return (
-            f"`torch.compile({self.shown(obj)})` wraps the module in an OptimizedModule "
-            f"(type changes, state_dict keys gain `_orig_mod.`); use `{name}.compile()`"
+            f"`torch.compile({shown})` wraps the module in an OptimizedModule "
+            f"(type changes, state_dict keys gain `_orig_mod.`); use {use}"
         )

@@ -224,7 +224,8 @@ class OutputCause(Rule):
     def _plan(self, analysis: CauseAnalysis) -> _Plan:
         plan = _Plan()
         for fix in sorted(analysis.fixes.values(), key=lambda f: self.line_of(f.call)):
-            if self.report(fix.call, self._message(fix), fix.fix, note=fix.note) and fix.form is not None:
+            reach = self.reach_at(fix.call)
+            if self.report(fix.call, self._message(fix), fix.fix, note=fix.note, reach=reach) and fix.form is not None:
                 self._add(plan, fix)
         return plan
 

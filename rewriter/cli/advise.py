@@ -13,7 +13,7 @@ from rewriter.cli.app import err, write_patch
 from rewriter.engine.diffs import display_path, unified_diff
 from rewriter.engine.fileio import FileChanged, SourceError, atomic_write, encode_source, read_source
 from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
-from rewriter.runtime.advise import SETTINGS, Advice, AdviseError, gain, render, setting_lines
+from rewriter.runtime.advise import SETTINGS, Advice, AdviseError, check_written, gain, render, setting_lines
 from rewriter.runtime.advise import advise as run_advice
 
 #: the candidates' names, for --help
@@ -120,6 +120,11 @@ def _write(advice: Advice, file: Optional[str], dry_run: bool) -> int:
     if new == source.text:
         err(f"gbfix: {display_path(file)} already makes the setting")
         return EXIT_CLEAN
+    # The lines name what the runs' processes had; the file must have it too where they go.
+    broken = check_written(advice.target, file, new, lines)
+    if broken is not None:
+        err(f"gbfix: error: {display_path(file)}: not written: with the setting it fails to import: {broken}")
+        return EXIT_ERROR
     data = encode_source(new, source.encoding)
     if dry_run:
         write_patch(unified_diff(source.data, data, file))

@@ -8,26 +8,22 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
 from typer.core import TyperCommand
 
-from codemods.analysis.reach import REACH_MODES
 from rewriter import __version__
-from rewriter.engine.config import (
-    ConfigError,
-    Settings,
-    check_compiled,
-    check_exclude,
-    load_settings,
-    parse_codes,
-    with_overrides,
-)
 from rewriter.engine.diffs import display_path
-from rewriter.engine.discovery import discover, gitignore_spec
-from rewriter.engine.report import error_line, plural
+from rewriter.engine.discovery import discover
+from rewriter.engine.fileio import SourceError, read_stream
 from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, Totals
+
+if TYPE_CHECKING:
+    from rewriter.engine.config import Settings
+
+# The rules and their analysis (libcst) are imported by the functions that need them:
+# `gbfix --version` and `gbfix rules` start without them.
 
 #: the path that means "read the source from stdin, write the result to stdout"
 STDIN = "-"
@@ -68,15 +64,19 @@ def argument_label(param: Any) -> str:
     return label if param.required else f"[{label}]"
 
 
-app = typer.Typer(
-    name="gbfix",
-    help="Rewrite PyTorch code so torch.compile stops skipping whole functions.",
-    no_args_is_help=True,
-    add_completion=False,
-    # Plain help: rich markup would eat `[[tool.gbfix.verify]]` and other brackets.
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+def new_app() -> typer.Typer:
+    """The root of the command line, with no command registered yet."""
+    app = typer.Typer(
+        name="gbfix",
+        help="Rewrite PyTorch code so torch.compile stops skipping whole functions.",
+        no_args_is_help=True,
+        add_completion=False,
+        # Plain help: rich markup would eat `[[tool.gbfix.verify]]` and other brackets.
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    app.callback()(_root)
+    return app
 
 
 def _show_version(value: bool) -> None:
@@ -85,10 +85,9 @@ def _show_version(value: bool) -> None:
         raise typer.Exit(EXIT_CLEAN)
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(
-        False, "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
+        False, "--version", "-V", callback=_show_version, is_eager=True, help="Print the version and exit."
     ),
 ) -> None:
     """Rewrite PyTorch code so torch.compile stops skipping whole functions.
@@ -139,8 +138,22 @@ def stdin_name(paths: List[str], stdin_filename: Optional[str]) -> Optional[str]
     return stdin_filename or STDIN
 
 
-def read_stdin() -> bytes:
-    return sys.stdin.buffer.read()
+def read_stdin(name: str) -> bytes:
+    """The source on stdin, which ``name`` stands for; exits 2 when there is none or it is too large."""
+    from rewriter.engine.report import error_line
+
+    stream = getattr(sys.stdin, "buffer", None)
+    where = display_path(name) if name != STDIN else STDIN
+    if stream is None:  # started with stdin closed
+        err(error_line(where, 0, "stdin is closed: no source to read"))
+        raise typer.Exit(EXIT_ERROR)
+    try:
+        return read_stream(stream)
+    except SourceError as exc:
+        err(error_line(where, 0, str(exc)))
+    except OSError as exc:
+        err(error_line(where, 0, f"cannot read stdin: {exc.strerror or exc}"))
+    raise typer.Exit(EXIT_ERROR)
 
 
 STDIN_FILENAME_HELP = "With `-`: the path of the source read from stdin, for configuration, excludes and messages."
@@ -175,6 +188,16 @@ def resolve_settings(
     no_cache: bool = False,
 ) -> Settings:
     """Settings from the nearest pyproject.toml, then the flags. Exits 2 on errors."""
+    from codemods.analysis.reach import REACH_MODES
+    from rewriter.engine.config import (
+        ConfigError,
+        check_compiled,
+        check_exclude,
+        load_settings,
+        parse_codes,
+        with_overrides,
+    )
+
     try:
         check_exclude(exclude or (), "--exclude")
         check_compiled(compiled or (), "--compiled")
@@ -183,7 +206,7 @@ def resolve_settings(
             settings,
             select=parse_codes([select], "--select") if select else None,
             ignore=parse_codes([ignore], "--ignore") if ignore else None,
-            exclude=settings.exclude + tuple(exclude or ()),
+            flag_exclude=tuple(exclude or ()),
             fix_mode="report" if report_only else ("unsafe" if unsafe_fixes else "safe"),
             reach=choose_format(reach, REACH_MODES, "--reach") if reach is not None else None,
             compiled=settings.compiled + tuple(compiled or ()),
@@ -199,21 +222,17 @@ def resolve_settings(
 def collect(paths: List[str], settings: Settings, totals: Totals, force_exclude: bool = False) -> list[str]:
     """The files to process. ``force_exclude`` applies ``exclude`` to files named
     explicitly too (pre-commit names every file it passes)."""
-    found = discover(paths, settings.exclude)
+    from rewriter.engine.report import error_line
+
+    found = discover(paths, settings.exclusion())
     for path, reason in found.problems:
         err(error_line(display_path(path), 0, reason))
         totals.scanned += 1
         totals.errors += 1
-    if force_exclude and settings.exclude:
-        excluded = exclusion(settings)
-        return [f for f in found.files if not excluded(f)]
+    if force_exclude:
+        excluded = settings.exclusion()
+        return [f for f in found.files if not excluded.match(f)]
     return found.files
-
-
-def exclusion(settings: Settings) -> Callable[[str], bool]:
-    """Whether an ``exclude`` glob matches a path (taken relative to the working directory)."""
-    spec = gitignore_spec(settings.exclude)
-    return lambda path: spec.match_file(display_path(path))
 
 
 def check_jobs(jobs: int) -> int:
@@ -229,6 +248,8 @@ FORCE_EXCLUDE_HELP = "Apply exclude globs to files named on the command line too
 
 def summary(totals: Totals, seconds: float, outcome: str) -> str:
     """The last line of a run; ``outcome`` is what was found or done (``2 would change``)."""
+    from rewriter.engine.report import plural
+
     return (
         f"gbfix: {plural(totals.scanned, 'file')} scanned ({totals.screened_out} screened out, "
         f"{totals.parsed} parsed), {outcome}, {plural(totals.errors, 'error')} in {seconds:.2f}s"
@@ -244,6 +265,7 @@ def with_recorded_breaks(
     quiet: bool = False,
 ) -> Settings:
     """``--trace``/``--log``: the breaks a real run recorded, placed in ``files``. Exits 2 on errors."""
+    from rewriter.engine.config import with_overrides
     from rewriter.runtime.recorded import (
         describe_placements,
         describe_unmatched,

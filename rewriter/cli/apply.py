@@ -90,9 +90,9 @@ def _echo_unchanged(data: bytes) -> None:
 
 def apply(
     paths: List[str] = typer.Argument(
-        ...,
+        None,
         metavar="PATH",
-        help="Files or directories (searched for *.py); `-` reads the source from stdin and writes it to stdout.",
+        help="Files or directories (searched for *.py; default `.`); `-` reads the source from stdin, writes stdout.",
     ),
     dry_run: bool = typer.Option(
         False, "--dry-run", "--diff", help="Print one unified diff (git apply / patch -p1) and write nothing."
@@ -149,6 +149,7 @@ def apply(
     The rewrite fixes the graph breaks that make Dynamo skip whole functions.
     """
     start = time.perf_counter()
+    paths = paths or ["."]
     if (entry is None) != (inputs is None):
         err("gbfix: error: --entry and --inputs go together")
         raise typer.Exit(EXIT_ERROR)
@@ -175,7 +176,7 @@ def apply(
     if name is None:
         files = collect(paths, settings, totals, force_exclude)
     else:
-        data, files = read_stdin(), stdin_files(name, settings, force_exclude)
+        data, files = read_stdin(name), stdin_files(name, settings, force_exclude)
     settings = with_recorded_breaks(settings, files, trace, all_logs, log, quiet)
     write = not (dry_run or check)
     results: Iterable[FileResult] = (

@@ -36,11 +36,16 @@ def _is_table_array(value: Any) -> bool:
     return isinstance(value, (list, tuple)) and bool(value) and all(dataclasses.is_dataclass(v) for v in value)
 
 
+def _value(settings: Settings, key: str) -> Any:
+    """A key's value for the run: ``exclude`` holds the flags' globs too."""
+    return settings.exclude + settings.flag_exclude if key == "exclude" else getattr(settings, key)
+
+
 def settings_toml(settings: Settings) -> str:
     """``[tool.gbfix]`` holding every key; arrays of tables after plain keys, as TOML requires."""
     plain, tables = [], []
     for key in config_keys():
-        value = getattr(settings, key)
+        value = _value(settings, key)
         if _is_table_array(value):
             for item in value:
                 rows = [f"{k} = {_toml_value(v)}" for k, v in dataclasses.asdict(item).items()]
@@ -53,7 +58,7 @@ def settings_toml(settings: Settings) -> str:
 def settings_json(settings: Settings) -> dict:
     values = {}
     for key in config_keys():
-        value = getattr(settings, key)
+        value = _value(settings, key)
         if _is_table_array(value):
             values[key] = [dataclasses.asdict(v) for v in value]
         else:

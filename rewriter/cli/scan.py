@@ -29,13 +29,13 @@ from rewriter.cli.app import (
     choose_format,
     collect,
     err,
-    exclusion,
     read_stdin,
     resolve_settings,
     stdin_name,
     summary,
     with_recorded_breaks,
 )
+from rewriter.cli.progress import Progress
 from rewriter.engine.batch import build_project, process_file, run_batch
 from rewriter.engine.config import Settings
 from rewriter.engine.project import explain_reach
@@ -59,7 +59,7 @@ def _write(text: str, output: Optional[str]) -> None:
 
 def stdin_files(name: str, settings: Settings, force_exclude: bool) -> list[str]:
     """The one file stdin stands for; none when ``--force-exclude`` excludes its ``--stdin-filename``."""
-    if force_exclude and name != STDIN and exclusion(settings)(name):
+    if force_exclude and name != STDIN and settings.exclusion().match(name):
         return []
     return [name]
 
@@ -89,7 +89,9 @@ def _explain_reach(spec: str, files: List[str], settings: Settings, jobs: int, s
 
 def scan(
     paths: List[str] = typer.Argument(
-        ..., metavar="PATH", help="Files or directories (searched for *.py); `-` reads the source from stdin."
+        None,
+        metavar="PATH",
+        help="Files or directories (searched for *.py; default `.`); `-` reads the source from stdin.",
     ),
     output_format: str = typer.Option(
         "text",
@@ -146,6 +148,7 @@ def scan(
     Each finding is a site that makes Dynamo skip a whole function.
     """
     start = time.perf_counter()
+    paths = paths or ["."]
     output_format = choose_format(output_format, FORMATS)
     if statistics and output_format not in ("text", "json"):
         err(f"gbfix: error: --statistics prints text or json, not {output_format}")
@@ -169,14 +172,16 @@ def scan(
     if name is None:
         files = collect(paths, settings, totals, force_exclude)
     else:
-        data, files = read_stdin(), stdin_files(name, settings, force_exclude)
+        data, files = read_stdin(name), stdin_files(name, settings, force_exclude)
     if explain_reach is not None:
         _explain_reach(explain_reach, files, settings, jobs, name is not None)
     settings = with_recorded_breaks(settings, files, trace, all_logs, log, quiet)
     results = run_batch(files, settings, jobs) if name is None else stdin_results(files, data, settings)
-    for result in results:
-        totals.add(result)
-        report.add(result, unused_ignores=report_unused_ignores)
+    # The report comes after the batch: the bar is all a terminal shows meanwhile (as for apply).
+    with Progress(len(files), enabled=not quiet and name is None) as progress:
+        for result in progress.track(results):
+            totals.add(result)
+            report.add(result, unused_ignores=report_unused_ignores)
     for error in report.errors:
         err(error.text())
     if statistics:

@@ -1,7 +1,11 @@
-"""Settings: ``[tool.gbfix]`` in the nearest pyproject.toml, then flags.
+"""Settings: ``[tool.gbfix]`` of the nearest pyproject.toml that has one, then flags.
 
-Unknown keys are an error naming the key, so a typo never silently turns a
-setting off. Command-line flags override the file.
+As ruff reads its own table: a pyproject.toml without ``[tool.gbfix]`` (a
+nested package's) does not hide the one above it, ``exclude`` globs are
+relative to the directory of the file that names them, and a file named
+with ``--config`` must have the table. Unknown keys are an error naming the
+key, so a typo never silently turns a setting off. Command-line flags
+override the file.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 from codemods.analysis.reach import REACH_MODES
 from codemods.rules.base import RecordedSkip, RuleSettings
 from codemods.rules.registry import REGISTRY
-from rewriter.engine.discovery import PatternError, gitignore_spec
+from rewriter.engine.discovery import Exclusion, PatternError, gitignore_spec
 
 
 class ConfigError(Exception):
@@ -40,7 +44,12 @@ class Settings(RuleSettings):
 
     select: tuple[str, ...] = tuple(sorted(REGISTRY))
     ignore: tuple[str, ...] = ()
+    #: the file's globs, relative to ``exclude_root``
     exclude: tuple[str, ...] = ()
+    #: the directory of the file that set ``exclude`` ("": the working directory)
+    exclude_root: str = ""
+    #: ``--exclude`` globs, relative to the working directory
+    flag_exclude: tuple[str, ...] = ()
     #: the graph-break rules (GBF001-GBF004) look only at files that import torch
     torch_only: bool = True
     verify: tuple[VerifyEntry, ...] = ()
@@ -57,6 +66,11 @@ class Settings(RuleSettings):
     @property
     def active_codes(self) -> tuple[str, ...]:
         return tuple(c for c in REGISTRY if c in self.select and c not in self.ignore)
+
+    def exclusion(self) -> Exclusion:
+        """The file's globs below its directory, the flags' below the working directory."""
+        cwd = os.getcwd()
+        return Exclusion([(self.exclude_root or cwd, self.exclude), (cwd, self.flag_exclude)])
 
 
 #: every key ``[tool.gbfix]`` accepts, in the order ``gbfix config`` prints them
@@ -94,17 +108,33 @@ def config_keys() -> tuple[str, ...]:
 
 
 def find_pyproject(start: str) -> Optional[str]:
+    """The nearest pyproject.toml at or above ``start`` that has a ``[tool.gbfix]`` table."""
     path = os.path.abspath(start)
     if os.path.isfile(path):
         path = os.path.dirname(path)
     while True:
         candidate = os.path.join(path, "pyproject.toml")
-        if os.path.isfile(candidate):
+        if os.path.isfile(candidate) and _gbfix_table(_read_toml(candidate)) is not None:
             return candidate
         parent = os.path.dirname(path)
         if parent == path:
             return None
         path = parent
+
+
+def _read_toml(path: str) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8 only
+        raise ConfigError(f"{path}: cannot read: not valid UTF-8 (byte {exc.start})") from None
+
+
+def _gbfix_table(data: dict[str, Any]) -> Optional[Any]:
+    tool = data.get("tool")
+    return tool.get("gbfix") if isinstance(tool, dict) else None
 
 
 def parse_codes(values: list[str] | tuple[str, ...], where: str) -> tuple[str, ...]:
@@ -133,19 +163,16 @@ def check_exclude(patterns: list[str] | tuple[str, ...], where: str) -> None:
 
 
 def load_settings(start: str = ".", pyproject: Optional[str] = None) -> Settings:
+    """The settings of ``pyproject`` (``--config``), else of the nearest file above ``start`` with the table."""
     path = pyproject or find_pyproject(start)
     if path is None:
         return Settings()
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
-    except UnicodeDecodeError as exc:  # TOML is UTF-8 only
-        raise ConfigError(f"{path}: cannot read: not valid UTF-8 (byte {exc.start})") from None
-    table = data.get("tool", {}).get("gbfix")
-    if table is None:
-        return Settings(source=path)
+    table = _gbfix_table(_read_toml(path))
+    if pyproject is not None and not table:
+        # A file named on purpose that sets nothing is a wrong file, not "the defaults".
+        raise ConfigError(f"{path}: no [tool.gbfix] keys in this file")
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.gbfix] must be a table")
     return settings_from_table(table, path)
 
 
@@ -154,7 +181,7 @@ def settings_from_table(table: dict[str, Any], path: str) -> Settings:
     unknown = sorted(set(table) - _KNOWN)
     if unknown:
         raise ConfigError(f"{where}: unknown key {unknown[0]!r}")
-    values: dict[str, Any] = {"source": path}
+    values: dict[str, Any] = {"source": path, "exclude_root": os.path.dirname(os.path.abspath(path))}
     for key in _LIST_KEYS & set(table):
         value = table[key]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -2,7 +2,8 @@
 
 Directories are walked for ``*.py`` files, honouring ``.gitignore`` files
 (at the root and in subdirectories), ``exclude`` globs (gitignore syntax,
-relative to the working directory), and skipping hidden directories and
+each relative to its own directory: a configuration file's, or the working
+directory for globs given as flags), and skipping hidden directories and
 virtual environments. Files named explicitly are always taken, except
 Jupyter notebooks, which are reported as not supported. Symlinks are
 followed only when they point inside the scanned tree (for a file named
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 import pathspec
 
@@ -93,11 +94,36 @@ def _inside(path: str, root: str) -> bool:
     return real == root or real.startswith(root + os.sep)
 
 
-def discover(paths: Iterable[str], exclude: Iterable[str] = (), cwd: str = ".") -> Discovery:
+class Exclusion:
+    """Exclude globs in sets, each matched against paths relative to its own directory.
+
+    A glob in a configuration file means a path below that file's directory,
+    wherever gbfix runs from (as ruff reads its ``exclude``); a path outside
+    a set's directory is never matched by it.
+    """
+
+    def __init__(self, rooted: Iterable[tuple[str, Iterable[str]]]) -> None:
+        specs = ((os.path.abspath(base), gitignore_spec(patterns)) for base, patterns in rooted)
+        self.specs = [(base, spec) for base, spec in specs if len(spec)]
+
+    def match(self, path: str, is_dir: bool = False) -> bool:
+        full = os.path.abspath(path)
+        suffix = "/" if is_dir else ""
+        for base, spec in self.specs:
+            rel = os.path.relpath(full, base)
+            if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+                continue
+            if spec.match_file(rel.replace(os.sep, "/") + suffix):
+                return True
+        return False
+
+
+def discover(paths: Iterable[str], exclude: Iterable[str] | Exclusion = (), cwd: str = ".") -> Discovery:
+    """The files under ``paths``; ``exclude`` is an :class:`Exclusion`, or globs relative to ``cwd``."""
     found = Discovery()
-    excluded = gitignore_spec(exclude)
     inside_cwd = cwd == "."
     cwd = os.path.abspath(cwd)
+    excluded = exclude if isinstance(exclude, Exclusion) else Exclusion([(cwd, exclude)])
     #: real path -> index in found.files: a file reached twice (through a
     #: symlink) is processed once, under its own name when that was seen
     seen: dict[str, int] = {}
@@ -115,7 +141,7 @@ def discover(paths: Iterable[str], exclude: Iterable[str] = (), cwd: str = ".") 
 
     for arg in paths:
         if os.path.isdir(arg):
-            _walk(arg, excluded, rel, add, found)
+            _walk(arg, excluded, add, found)
         elif os.path.islink(arg) and not _inside(arg, os.path.realpath(cwd)):
             # Named explicitly, the tree is the working directory: never write through to outside it.
             found.problems.append((arg, "symlink to a file outside the working directory; skipped"))
@@ -130,7 +156,7 @@ def discover(paths: Iterable[str], exclude: Iterable[str] = (), cwd: str = ".") 
     return found
 
 
-def _walk(top, excluded, rel, add, found) -> None:
+def _walk(top: str, excluded: Exclusion, add: Callable[[str], None], found: Discovery) -> None:
     root_real = os.path.realpath(top)
     ignores: list[tuple[str, pathspec.PathSpec]] = []
     for directory, dirnames, filenames in os.walk(top, followlinks=False):
@@ -140,7 +166,7 @@ def _walk(top, excluded, rel, add, found) -> None:
 
         def ignored(path: str, is_dir: bool, directory: str = directory) -> bool:
             suffix = "/" if is_dir else ""
-            if excluded.patterns and excluded.match_file(rel(path) + suffix):
+            if excluded.match(path, is_dir):
                 return True
             for base, ignore in ignores:
                 if path.startswith(base + os.sep) or base == directory:

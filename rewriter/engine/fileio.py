@@ -20,7 +20,7 @@ import stat
 import tempfile
 import tokenize
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import BinaryIO, Optional
 
 #: files larger than this are not parsed (libcst's cost grows with size)
 MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -74,6 +74,19 @@ def encode_source(text: str, encoding: str) -> bytes:
     return text.encode(encoding)
 
 
+def check_size(size: int) -> None:
+    """Raise SourceError for a source too large to parse, read from a file or a stream alike."""
+    if size > MAX_FILE_BYTES:
+        raise SourceError(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; skipped")
+
+
+def read_stream(stream: BinaryIO) -> bytes:
+    """All of ``stream`` (stdin), reading no more than one byte past the size limit; SourceError beyond it."""
+    data = stream.read(MAX_FILE_BYTES + 1)
+    check_size(len(data))
+    return data
+
+
 def read_source(path: str) -> Source:
     try:
         st = os.stat(path)
@@ -83,8 +96,7 @@ def read_source(path: str) -> Source:
         raise SourceError("is a directory")
     if not stat.S_ISREG(st.st_mode):
         raise SourceError("not a regular file")
-    if st.st_size > MAX_FILE_BYTES:
-        raise SourceError(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; skipped")
+    check_size(st.st_size)
     try:
         with open(path, "rb") as handle:
             # Stat what is read, before reading: an edit during the read then shows as a change.

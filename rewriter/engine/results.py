@@ -7,11 +7,13 @@ picklable records, and the totals decide the exit code.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
-from codemods.rules.base import Finding
 from rewriter.engine.fileio import FileStamp
 from rewriter.engine.suppressions import Suppression
+
+if TYPE_CHECKING:  # the exit codes are read by commands that must start fast (`gbfix rules`): no libcst
+    from codemods.rules.base import Finding
 
 EXIT_CLEAN = 0  # nothing to report or change
 EXIT_FINDINGS = 1  # findings (scan) or changes (--dry-run, --check) exist, or verify failed

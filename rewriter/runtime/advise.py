@@ -30,6 +30,7 @@ of graph breaks or skipped frames instead.
 
 from __future__ import annotations
 
+import dataclasses
 import linecache
 import os
 import tempfile
@@ -40,7 +41,7 @@ from typing import Any, Optional, Sequence
 
 from codemods.analysis.catalogue import CATALOGUE
 from rewriter.runtime.measure import CompileStats, first_difference
-from rewriter.runtime.sandbox import Request, SetupError, split_spec, start
+from rewriter.runtime.sandbox import Request, SetupError, check_import, split_spec, start
 from rewriter.runtime.trace import RecordedBreak, TraceError, read_trace, site_from_record
 from rewriter.runtime.verify import EXACT_BACKENDS, VerifyError, check_backend, check_device, finish_side, module_for
 
@@ -290,6 +291,11 @@ def run_candidate(target: Target, candidate: Candidate, work: str) -> tuple[Run,
         if candidate is BASELINE:
             raise AdviseError(str(exc).removeprefix(f"{label}: "), exc.traceback, exc.log) from None
         return Run(candidate, error=str(exc).removeprefix(f"{label}: "), seconds=time.perf_counter() - started), {}, {}
+    applied = result.get("dynamo_config")
+    if applied is not None:
+        # What the process had: a set names only the callables that resolved there (no warning_once
+        # where no library added it), so the lines written from it name nothing the user's code lacks.
+        candidate = dataclasses.replace(candidate, config=applied)
     run = Run(candidate, seconds=time.perf_counter() - started)
     if result.get("stats"):
         run.stats = CompileStats.from_dict(result["stats"])
@@ -540,6 +546,29 @@ def setting_lines(candidate: Candidate, why: str = "") -> tuple[list[str], list[
     if why and lines:
         lines[0] += f"  # gbfix advise: {why}"
     return lines, sorted(imports)
+
+
+def check_written(target: Target, file: str, text: str, lines: Sequence[str]) -> Optional[str]:
+    """Why ``text`` written to ``file`` would break it: it must import in a fresh process, then run ``lines``.
+
+    None when it does; else the error's one line.
+    """
+    try:
+        module, root, is_package = module_for(file, (target.entry, target.inputs), target.cwd)
+    except VerifyError as exc:
+        return str(exc)
+    paths = tuple(dict.fromkeys([root, *target.paths]))
+    origin = os.path.abspath(file)
+    return check_import(
+        module,
+        origin,
+        text,
+        is_package=is_package,
+        paths=paths,
+        cwd=target.cwd,
+        lines=tuple(lines),
+        timeout=target.timeout,
+    )
 
 
 def gain(run: Run, baseline: Run) -> str:

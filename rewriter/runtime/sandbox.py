@@ -328,23 +328,34 @@ def _hidden_prefixes() -> tuple[str, ...]:
 # --- Dynamo settings and what the program prints -------------------------------------
 
 
-_LOGGER = "logging.Logger."
+def apply_dynamo_config(config: dict[str, Any]) -> dict[str, Any]:
+    """Make the settings of ``config`` on ``torch._dynamo.config`` (a list names a set's callables).
 
-
-def apply_dynamo_config(config: dict[str, Any]) -> None:
-    """Make the settings of ``config`` on ``torch._dynamo.config`` (a list names a set's callables)."""
+    Returns the settings made: a set's callables only those this process has.
+    """
     import torch._dynamo
 
+    applied: dict[str, Any] = {}
     for name, value in config.items():
         if not hasattr(torch._dynamo.config, name):
             raise SetupError(f"torch._dynamo.config has no setting {name!r} in torch {torch.__version__}")
         if isinstance(value, (list, tuple)):
             # A Logger method a library adds, where the program never imported that library,
-            # cannot be called: there is nothing to ignore.
-            present = [d for d in value if not d.startswith(_LOGGER) or hasattr(logging.Logger, d[len(_LOGGER) :])]
-            getattr(torch._dynamo.config, name).update(resolve_callable(dotted) for dotted in present)
+            # cannot be called: there is nothing to ignore, and a line naming it would raise.
+            present = {dotted: found for dotted in value if (found := _callable_or_none(dotted)) is not None}
+            getattr(torch._dynamo.config, name).update(present.values())
+            applied[name] = list(present)
         else:
             setattr(torch._dynamo.config, name, value)
+            applied[name] = value
+    return applied
+
+
+def _callable_or_none(dotted: str) -> Any:
+    try:
+        return resolve_callable(dotted)
+    except (SetupError, AttributeError):
+        return None
 
 
 def resolve_callable(dotted: str) -> Any:
@@ -417,12 +428,12 @@ def run(request: Request) -> dict[str, Any]:
     entry = resolve_spec(request.entry, "--entry")
     factory = resolve_spec(request.inputs, "--inputs")
     # After the program's imports: a library may add methods to logging.Logger (warning_once).
-    apply_dynamo_config(request.dynamo_config)
+    applied = apply_dynamo_config(request.dynamo_config)
 
     fn = build_entry(entry, device, request.seed)
     args = build_inputs(factory, device, request.seed)
     # Again, now that building the entry imported what it uses (sets only grow).
-    apply_dynamo_config(request.dynamo_config)
+    applied = apply_dynamo_config(request.dynamo_config)
     try:
         with printed(request.capture_output) as eager_lines:
             eager = run_eager(fn, args, request.seed, request.calls)
@@ -451,6 +462,7 @@ def run(request: Request) -> dict[str, Any]:
         "stats": stats,
         "compile_error": compile_error,
         "printed": {"eager": eager_lines, "compiled": compiled_lines} if request.capture_output else None,
+        "dynamo_config": applied,
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "device": str(device),
@@ -516,6 +528,89 @@ def start(request: Request, workdir: str, label: str, cwd: str, env: Optional[di
     child_env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 2) // 2)))
     log = open(os.path.join(workdir, f"{label}.log"), "wb")
     try:
-        return subprocess.Popen(command(path), cwd=cwd, env=child_env, stdout=log, stderr=subprocess.STDOUT)
+        # A process group of its own: what the program starts ends with it (see stop).
+        return subprocess.Popen(
+            command(path), cwd=cwd, env=child_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
     finally:
         log.close()
+
+
+def stop(proc: Any) -> None:
+    """End ``proc``'s process group: the side and every process it started that still runs."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is gone: the side and everything it started have ended
+    proc.wait()
+
+
+# --- does a file import ----------------------------------------------------------------
+
+_CHECK_BOOT = (
+    "import sys; sys.path.insert(0, {root!r}); import rewriter, codemods; "
+    "from rewriter.runtime.sandbox import check_main; sys.path.remove({root!r}); sys.path.append({root!r}); "
+    "sys.exit(check_main(sys.argv[1]))"
+)
+
+
+def check_main(request_path: str) -> int:
+    """Import the served module, then run ``lines`` in its namespace; print the first error's line, exit 1."""
+    with open(request_path, encoding="utf-8") as handle:
+        request = json.load(handle)
+    sys.dont_write_bytecode = True
+    for path in reversed(request["paths"]):
+        if path not in sys.path:
+            sys.path.insert(0, path)
+    ServedModule(request["module"], request["origin"], request["source"], request["is_package"]).install()
+    try:
+        module = importlib.import_module(request["module"])
+        for line in request["lines"]:
+            exec(compile(line, request["origin"], "exec", dont_inherit=True), module.__dict__)
+    except BaseException as exc:  # the user's code: SystemExit and all
+        print(f"{type(exc).__name__}: {_first_line(exc)}")
+        return 1
+    return 0
+
+
+def check_import(
+    module: str,
+    origin: str,
+    source: str,
+    *,
+    is_package: bool,
+    paths: tuple[str, ...],
+    cwd: str,
+    lines: tuple[str, ...] = (),
+    timeout: float = 300.0,
+) -> Optional[str]:
+    """Whether ``source``, served as ``module``, imports in a fresh process and ``lines`` then run there.
+
+    None when both succeed; else the error's one line (the process group is ended on a timeout).
+    """
+    import subprocess
+    import tempfile
+
+    request = {"module": module, "origin": origin, "source": source, "is_package": is_package}
+    request.update(paths=list(paths), lines=list(lines))
+    with tempfile.TemporaryDirectory(prefix="gbfix-import-") as work:
+        path = os.path.join(work, "request.json")
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(request, handle)
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        argv = [sys.executable, "-c", _CHECK_BOOT.format(root=_ROOT), path]
+        proc = subprocess.Popen(
+            argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+        )
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return f"importing it took over {timeout:g} s"
+        finally:
+            stop(proc)  # a timeout, or what the import started and left running
+    if proc.returncode == 0:
+        return None
+    text = out.decode(errors="replace").strip() or err.decode(errors="replace").strip()
+    return text.splitlines()[-1] if text else f"importing it exited {proc.returncode}"

@@ -67,6 +67,24 @@ WHOLE_SKIP = "Failed to handle graph break gracefully"
 PARTIAL_SKIP = "Encountered graph break that we cannot resume from"
 
 
+#: no source file has more lines: a larger "line number" in a record is corruption
+_MAX_LINE = 10**8
+
+
+class _Malformed(Exception):
+    """A record that is not what Dynamo writes; the reader adds where it is (``log:LINE``)."""
+
+
+def _line_number(value: Any) -> int:
+    """A line number read from a record (an int, or a string of digits); _Malformed when it cannot be one."""
+    if isinstance(value, str) and value.isdigit() and len(value) <= len(str(_MAX_LINE)):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MAX_LINE:
+        text = repr(value)
+        raise _Malformed(f"not a line number: {text[:40]}{'...' if len(text) > 40 else ''}")
+    return value
+
+
 class TraceError(Exception):
     """A trace or log that cannot be read; the message names the path."""
 
@@ -183,7 +201,7 @@ def _parse_block(lines: Sequence[str]) -> Optional[_Block]:
     header = _HEADER.match(lines[0].strip()) if lines else None
     if header is None:
         return None
-    block = _Block(header.group(1), int(header.group(2)), _SUPPRESSED in lines[0])
+    block = _Block(header.group(1), _line_number(header.group(2)), _SUPPRESSED in lines[0])
     section = "reason"
     expect_type = False
     for raw in lines[1:]:
@@ -213,7 +231,7 @@ def _parse_block(lines: Sequence[str]) -> Optional[_Block]:
                     block.codes.append(url.group(1).upper())
                 hint = _FRAME_SKIPPED.search(text)
                 if hint:
-                    block.skipped_frame = (hint.group(1), hint.group(2), int(hint.group(3)))
+                    block.skipped_frame = (hint.group(1), hint.group(2), _line_number(hint.group(3)))
             continue
         if section == "attribution":
             if text == "User code traceback:":
@@ -221,7 +239,7 @@ def _parse_block(lines: Sequence[str]) -> Optional[_Block]:
                 continue
             match = _ATTRIBUTION.match(raw)
             if match and block.attribution is None:
-                block.attribution = (match.group(1), int(match.group(2)))
+                block.attribution = (match.group(1), _line_number(match.group(2)))
             continue
         if text.startswith(_STACK_END):
             break
@@ -230,7 +248,7 @@ def _parse_block(lines: Sequence[str]) -> Optional[_Block]:
             continue
         match = _FRAME.match(raw)
         if match:
-            block.frames.append(Frame(match.group(1), int(match.group(2)), match.group(3)))
+            block.frames.append(Frame(match.group(1), _line_number(match.group(2)), match.group(3)))
     return block
 
 
@@ -266,7 +284,7 @@ def _last_frame(frames: Sequence[Frame], file: str, name: str) -> Optional[int]:
 def _strip_resume(name: str) -> tuple[str, int]:
     """``torch_dynamo_resume_in_f_at_12`` is the rest of ``f`` after line 12."""
     match = _RESUME.match(name)
-    return (match.group(1), int(match.group(2))) if match else (name, 0)
+    return (match.group(1), _line_number(match.group(2))) if match else (name, 0)
 
 
 def _site(
@@ -314,8 +332,8 @@ def parse_log_text(text: str, origin: str = "") -> list[RecordedBreak]:
     """Every break in captured ``TORCH_LOGS=graph_breaks`` output (other lines are ignored)."""
     lines = text.splitlines()
     prefixed = any(LOG_MARKER in line for line in lines)
-    blocks: list[tuple[list[str], str]] = []
-    for line in lines:
+    blocks: list[tuple[list[str], str, int]] = []
+    for number, line in enumerate(lines, start=1):
         compile_id = ""
         if prefixed:
             if LOG_MARKER not in line:
@@ -325,14 +343,17 @@ def parse_log_text(text: str, origin: str = "") -> list[RecordedBreak]:
             line = line.split(LOG_MARKER, 1)[1]
             line = line[1:] if line.startswith(" ") else line
         if _HEADER.match(line.strip()):
-            blocks.append(([line], compile_id))
+            blocks.append(([line], compile_id, number))
         elif blocks:
             blocks[-1][0].append(line)
     sites = []
-    for block_lines, compile_id in blocks:
-        block = _parse_block(block_lines)
-        if block is not None:
-            sites.append(_site(block, origin, compile_id=compile_id))
+    for block_lines, compile_id, number in blocks:
+        try:
+            block = _parse_block(block_lines)
+            if block is not None:
+                sites.append(_site(block, origin, compile_id=compile_id))
+        except _Malformed as exc:
+            raise TraceError(f"{origin or 'log'}:{number}: not a graph break record: {exc}") from None
     return unique(sites)
 
 
@@ -351,13 +372,16 @@ def read_log(path: str) -> list[RecordedBreak]:
 # --- TORCH_TRACE structured logs -----------------------------------------------------------
 
 
-def _records(text: str) -> Iterator[tuple[dict[str, Any], str]]:
-    """(metadata, payload) of each record: a glog prefix and JSON, then tab-indented payload lines."""
+def _records(text: str, origin: str) -> Iterator[tuple[dict[str, Any], str, int]]:
+    """(metadata, payload, line number) of each record: a glog prefix and JSON, then tab-indented payload lines.
+
+    A line whose JSON does not parse to an object is not what Dynamo writes: TraceError naming it.
+    """
     lines = text.splitlines()
     i = 0
     while i < len(lines):
         line = lines[i]
-        i += 1
+        number = i = i + 1
         payload = []
         while i < len(lines) and lines[i].startswith("\t"):
             payload.append(lines[i][1:])
@@ -367,10 +391,38 @@ def _records(text: str) -> Iterator[tuple[dict[str, Any], str]]:
             continue
         try:
             record = json.loads(line[start:])
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            yield record, "\n".join(payload)
+        except (ValueError, RecursionError):  # truncated, corrupt, a 5,000-digit number, nested past reason
+            record = None
+        if not isinstance(record, dict):
+            raise TraceError(f"{origin or 'trace'}:{number}: not a TORCH_TRACE record (truncated or corrupt JSON)")
+        yield record, "\n".join(payload), number
+
+
+def _checked_records(text: str, origin: str) -> Iterator[tuple[dict[str, Any], str, int]]:
+    """:func:`_records`, with a record whose fields have the wrong shape reported as TraceError at its line."""
+    for record, payload, number in _records(text, origin):
+        try:
+            _check_shape(record)
+        except _Malformed as exc:
+            raise TraceError(f"{origin or 'trace'}:{number}: not a TORCH_TRACE record: {exc}") from None
+        yield record, payload, number
+
+
+#: the record kinds read here, and the JSON type each one's value has
+_SHAPES: dict[str, type] = {"str": list, "dynamo_start": dict, "compilation_metrics": dict, "artifact": dict}
+
+
+def _check_shape(record: dict[str, Any]) -> None:
+    for kind, shape in _SHAPES.items():
+        if kind in record and not isinstance(record[kind], shape):
+            raise _Malformed(f"{kind!r} is not a JSON {'array' if shape is list else 'object'}")
+    if "str" in record:
+        value = record["str"]
+        if len(value) != 2 or not isinstance(value[0], str) or not isinstance(value[1], int):
+            raise _Malformed("'str' is not [text, index]")
+    stack = record.get("dynamo_start", {}).get("stack") or []
+    if not isinstance(stack, list) or not all(isinstance(frame, dict) for frame in stack):
+        raise _Malformed("'dynamo_start' has no list of frames")
 
 
 def _compile_key(record: dict[str, Any]) -> str:
@@ -383,12 +435,12 @@ def parse_trace_text(text: str, origin: str = "") -> list[RecordedBreak]:
     """Every break in one TORCH_TRACE log, and frames it skipped without a break record."""
     strings: dict[int, str] = {}
     compiled: dict[str, tuple[str, str]] = {}
-    metrics: dict[str, dict[str, Any]] = {}
+    metrics: dict[str, tuple[dict[str, Any], int]] = {}
     breaks: list[tuple[_Block, str]] = []
-    for record, payload in _records(text):
+    for record, payload, number in _checked_records(text, origin):
         if "str" in record:
             value, index = record["str"]
-            strings[int(index)] = value
+            strings[index] = value
         elif "dynamo_start" in record:
             stack = record["dynamo_start"].get("stack") or []
             if stack:
@@ -399,22 +451,33 @@ def parse_trace_text(text: str, origin: str = "") -> list[RecordedBreak]:
         elif "compilation_metrics" in record:
             data = record["compilation_metrics"]
             key = str(data.get("compile_id", ""))
-            metrics[key] = data
+            metrics[key] = (data, number)
             if data.get("co_filename") and key not in compiled:
                 compiled[key] = (str(data["co_filename"]), str(data.get("co_name", "")))
         elif record.get("artifact", {}).get("name") == "dynamo_graph_break_reason":
-            block = _parse_block(payload.splitlines())
+            block = _record_block(payload, origin, number)
             if block is not None:
                 breaks.append((block, _compile_key(record)))
     sites = [_site(block, origin, compiled.get(key), key) for block, key in breaks]
     with_breaks = {key for _, key in breaks}
-    for key, data in metrics.items():
+    for key, (data, number) in metrics.items():
         if key not in with_breaks and data.get("fail_type") and data.get("fail_user_frame_filename"):
-            sites.append(_failed_frame(key, data, origin))
+            try:
+                sites.append(_failed_frame(key, data, origin))
+            except _Malformed as exc:
+                raise TraceError(f"{origin or 'trace'}:{number}: not a TORCH_TRACE record: {exc}") from None
     return unique(sites)
 
 
-def skipped_frames_of(text: str) -> list[SkippedFrame]:
+def _record_block(payload: str, origin: str, number: int) -> Optional[_Block]:
+    """The graph break block of a record's payload; TraceError naming the record when it is corrupt."""
+    try:
+        return _parse_block(payload.splitlines())
+    except _Malformed as exc:
+        raise TraceError(f"{origin or 'trace'}:{number}: not a graph break record: {exc}") from None
+
+
+def skipped_frames_of(text: str, origin: str = "") -> list[SkippedFrame]:
     """The frames one TORCH_TRACE log shows Dynamo ran eagerly, each once.
 
     A whole skip is a compilation that failed (its ``compilation_metrics``
@@ -423,12 +486,12 @@ def skipped_frames_of(text: str) -> list[SkippedFrame]:
     """
     metrics: dict[str, dict[str, Any]] = {}
     partial: dict[str, tuple[str, str]] = {}
-    for record, payload in _records(text):
+    for record, payload, number in _checked_records(text, origin):
         if "compilation_metrics" in record:
             data = record["compilation_metrics"]
             metrics[str(data.get("compile_id", ""))] = data
         elif record.get("artifact", {}).get("name") == "dynamo_graph_break_reason":
-            block = _parse_block(payload.splitlines())
+            block = _record_block(payload, origin, number)
             if block is not None and block.handling.startswith(PARTIAL_SKIP):
                 reason = block.types[0] if block.types else "graph break"
                 partial.setdefault(_compile_key(record), (reason, f"{block.file}:{block.line}"))
@@ -465,7 +528,7 @@ def read_skipped_frames(path: str, all_logs: bool = False) -> list[SkippedFrame]
     """:func:`skipped_frames_of` for the logs :func:`read_trace` reads."""
     found: dict[tuple[str, int, str], SkippedFrame] = {}
     for file in _trace_files(path, all_logs):
-        for frame in skipped_frames_of(_read_log(file)):
+        for frame in skipped_frames_of(_read_log(file), origin=file):
             found.setdefault((frame.file, frame.first_line, frame.name), frame)
     return list(found.values())
 
@@ -476,7 +539,7 @@ def _failed_frame(key: str, data: dict[str, Any], origin: str) -> RecordedBreak:
     reason = reason_text.strip().splitlines()[0] if reason_text.strip() else "frame failed to compile"
     url = _GB_URL.search(reason_text)
     file = str(data["fail_user_frame_filename"])
-    line = int(data.get("fail_user_frame_lineno") or 0)
+    line = _line_number(data.get("fail_user_frame_lineno") or 0)
     name, resumed_at = _strip_resume(str(data.get("co_name", "")))
     same = file == data.get("co_filename")
     return RecordedBreak(

@@ -41,6 +41,7 @@ from rewriter.runtime.sandbox import (
     SetupError,
     split_spec,
     start,
+    stop,
 )
 
 BACKENDS = ("eager", "aot_eager", "inductor")
@@ -417,6 +418,11 @@ def finish_side(
     except subprocess.TimeoutExpired:
         _stop_all(others)
         raise VerifyError(f"{label}: timed out (see --timeout)", log=_log_tail(work, label)) from None
+    except BaseException:
+        # Ctrl-C: each side leads a session of its own, so the terminal's signal does not reach it.
+        _stop_all(others)
+        raise
+    stop(proc)  # what the side started and left running
     try:
         with open(request.result, encoding="utf-8") as handle:
             result = json.load(handle)
@@ -442,10 +448,9 @@ def finish_side(
 
 
 def _stop_all(procs: dict[str, Any]) -> None:
+    """End each side's process group: a side still running, and what any side started and left running."""
     for proc in procs.values():
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 def _log_tail(work: str, label: str) -> str:
