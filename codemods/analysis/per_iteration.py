@@ -36,8 +36,10 @@ the body with a dynamic loop index, and an f-string formatting it makes
 Dynamo skip the body's frame (``BUILD_STRING type error``, torch 2.13).
 
 Control flow: ``continue`` ends the call; ``break`` and ``return`` end it
-with a value the driver acts on: ``None`` goes on, ``()`` breaks,
-``(value,)`` returns ``value`` from the driver, which the outline passes on.
+with plain flags the driver acts on: ``True`` to stop when the body only
+breaks, ``(returned, value)`` when it only returns (the outline's own
+protocol, which the driver passes on), ``(stop, returned, value)`` when it
+does both.
 
 An eager head: every break the per-trip frame resumes from costs each trip
 a frame of its own. When the body's breaks all come before its tensor work
@@ -173,22 +175,70 @@ def eager_head(
 class _ExitsToValues(ReplaceLoopControl):
     """The body's own ``continue``, ``break`` and ``return`` as returns of the per-trip function.
 
-    ``continue`` ends the call as when the loop is unrolled; nested loops keep
-    their ``break``/``continue``; nested functions, lambdas and classes keep
-    everything.
+    What the function returns says what the driver does next, in plain flags
+    (see :func:`_outcome`). Nested loops keep their ``break``/``continue``;
+    nested functions, lambdas and classes keep everything.
     """
+
+    def __init__(self, plan: "StepPlan") -> None:
+        super().__init__()
+        self.plan = plan
+
+    def leave_Continue(self, original_node: cst.Continue, updated_node: cst.Continue) -> cst.BaseSmallStatement:
+        if self.depth:
+            return updated_node
+        return _outcome(self.plan, "next", semicolon=updated_node.semicolon)
 
     def leave_Break(self, original_node: cst.Break, updated_node: cst.Break) -> cst.BaseSmallStatement:
         if self.depth:
             return updated_node
-        return cst.Return(cst.Tuple([]), semicolon=updated_node.semicolon)
+        return _outcome(self.plan, "break", semicolon=updated_node.semicolon)
 
     def leave_Return(self, original_node: cst.Return, updated_node: cst.Return) -> cst.Return:
         value = updated_node.value if updated_node.value is not None else cst.Name("None")
-        return updated_node.with_changes(
-            value=cst.Tuple([cst.Element(as_element(value), comma=cst.Comma())]),
-            whitespace_after_return=cst.SimpleWhitespace(" "),
-        )
+        return _outcome(self.plan, "return", value).with_changes(semicolon=updated_node.semicolon)
+
+
+def _outcome(
+    plan: "StepPlan",
+    what: str,
+    value: Optional[cst.BaseExpression] = None,
+    semicolon: Union[cst.Semicolon, cst.MaybeSentinel] = cst.MaybeSentinel.DEFAULT,
+) -> cst.Return:
+    """The per-trip function's ``return`` for ``what`` ("next", "break", "return") under ``plan``.
+
+    A body that only breaks returns one flag, ``True`` to stop the loop; one
+    that only returns gives ``(returned, value)``, as the outlined loop
+    itself does; one that does both gives ``(stop, returned, value)``. A
+    body that does neither returns nothing.
+    """
+    stop = cst.Name("True" if what != "next" else "False")
+    returned = cst.Name("True" if what == "return" else "False")
+    carried = value if value is not None else cst.Name("None")
+    items: list[cst.BaseExpression]
+    if plan.breaks and plan.returns:
+        items = [stop, returned, carried]
+    elif plan.returns:
+        items = [returned, carried]
+    elif plan.breaks:
+        return cst.Return(stop, whitespace_after_return=cst.SimpleWhitespace(" "), semicolon=semicolon)
+    else:
+        return cst.Return(semicolon=semicolon)
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    elements = [
+        cst.Element(as_element(item), comma=comma if i < len(items) - 1 else cst.MaybeSentinel.DEFAULT)
+        for i, item in enumerate(items)
+    ]
+    return cst.Return(
+        cst.Tuple(elements, lpar=[], rpar=[]),
+        whitespace_after_return=cst.SimpleWhitespace(" "),
+        semicolon=semicolon,
+    )
+
+
+def _ends_in_return(body: Sequence[cst.BaseStatement]) -> bool:
+    last = body[-1] if body else None
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
 
 
 def _declaration(kind: type, names: Sequence[str]) -> cst.SimpleStatementLine:
@@ -219,20 +269,30 @@ def _if(test: cst.BaseExpression, body: Sequence[cst.BaseStatement], indent: Opt
     return cst.If(test=test, body=cst.IndentedBlock(list(body), indent=indent))
 
 
-def _is_not_none(expr: cst.BaseExpression) -> cst.Comparison:
-    return cst.Comparison(expr, [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
+def _unpack(names: Sequence[str], call: cst.Call) -> cst.SimpleStatementLine:
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    targets = cst.Tuple(
+        [
+            cst.Element(cst.Name(n), comma=comma if i < len(names) - 1 else cst.MaybeSentinel.DEFAULT)
+            for i, n in enumerate(names)
+        ],
+        lpar=[],
+        rpar=[],
+    )
+    return _line(cst.Assign([cst.AssignTarget(targets)], call))
 
 
-def build_step(loop: Loop, plan: StepPlan, step: str, exit_name: str, head: int = 0) -> tuple[cst.FunctionDef, Loop]:
+def build_step(loop: Loop, plan: StepPlan, step: str, number: str, head: int = 0) -> tuple[cst.FunctionDef, Loop]:
     """The per-trip function and the loop that calls it, from ``loop`` (an updated node).
 
     The loop keeps its header, target, ``else`` clause and the ``head``
     leading statements of its body; the rest becomes one call (and what acts
-    on a ``break`` or ``return`` value).
+    on the flags it returns when the body can ``break`` or ``return``; their
+    names end in ``number``).
     """
     indent = block_indent(loop)
     kept = body_statements(loop.body)[:head]
-    statements = [s.visit(_ExitsToValues()) for s in body_statements(loop.body)[head:]]
+    statements = [s.visit(_ExitsToValues(plan)) for s in body_statements(loop.body)[head:]]
     body = [s for s in statements if isinstance(s, cst.BaseStatement)]
     if unconvertible(body) is None:
         converter = FStringsToFormat()
@@ -241,6 +301,8 @@ def build_step(loop: Loop, plan: StepPlan, step: str, exit_name: str, head: int 
     if declared:
         drop = DropAnnotations(declared)
         body = [s for s in (stmt.visit(drop) for stmt in body) if isinstance(s, cst.BaseStatement)]
+    if (plan.breaks or plan.returns) and not _ends_in_return(body):
+        body.append(_line(_outcome(plan, "next")))
     header: list[cst.BaseStatement] = []
     if plan.globals:
         header.append(_declaration(cst.Global, plan.globals))
@@ -252,19 +314,20 @@ def build_step(loop: Loop, plan: StepPlan, step: str, exit_name: str, head: int 
         body=cst.IndentedBlock(header + body, indent=indent),
     )
     call = _call(step, plan.params, plan.as_ints)
-    exit_value = cst.Name(exit_name)
+    stop, returned, value = (f"_gbfix_{kind}_{number}" for kind in ("stop", "returned", "value"))
+    # The driver's own ``return`` becomes the outline's ``return True, value`` (see build_outline).
+    give_back = _if(cst.Name(returned), [_line(cst.Return(cst.Name(value)))], indent)
     calls: list[cst.BaseStatement]
-    if plan.returns:
-        returned = cst.Subscript(exit_value, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
-        acts: list[cst.BaseStatement] = [_line(cst.Return(returned))]
-        if plan.breaks:
-            acts = [_if(exit_value, acts, indent), _line(cst.Break())]
+    if plan.returns and plan.breaks:
         calls = [
-            _line(cst.Assign([cst.AssignTarget(exit_value)], call)),
-            _if(_is_not_none(exit_value), acts, indent),
+            _unpack([stop, returned, value], call),
+            give_back,
+            _if(cst.Name(stop), [_line(cst.Break())], indent),
         ]
+    elif plan.returns:
+        calls = [_unpack([returned, value], call), give_back]
     elif plan.breaks:
-        calls = [_if(_is_not_none(call), [_line(cst.Break())], indent)]
+        calls = [_if(call, [_line(cst.Break())], indent)]
     else:
         calls = [_line(cst.Expr(call))]
     calls = [*kept, *calls]

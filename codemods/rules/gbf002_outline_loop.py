@@ -226,7 +226,7 @@ class OutlineLoop(LoopRule):
             original, head, step_plan.params, self.tensor_facts(func), self.method_class(), self.module
         )
         step = self.names.fresh("step", _step_hint(original))
-        function, loop = build_step(updated, step_plan, step, f"_gbfix_exit_{step.rsplit('_', 1)[1]}", kept)
+        function, loop = build_step(updated, step_plan, step, step.rsplit("_", 1)[1], kept)
         prelude = [*driver_declarations(step_plan), function]
         return cst.FlattenSentinel(build_outline(loop, plan, driver, prelude))
 

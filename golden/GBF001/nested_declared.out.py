@@ -10,20 +10,20 @@ import torch
 def accumulate(x):
     last: object
 
-    def _gbfix_inner_2(i):
+    def _gbfix_inner_1(i):
         nonlocal last, x
         x = x + i
 
-        def _gbfix_inner_1(j):
+        def _gbfix_inner_2(j):
             nonlocal last
             print("step", i, j)
             last = x * j
 
-        _gbfix_inner_1(0)
-        _gbfix_inner_1(1)
+        _gbfix_inner_2(0)
+        _gbfix_inner_2(1)
 
-    _gbfix_inner_2(0)
-    _gbfix_inner_2(1)
+    _gbfix_inner_1(0)
+    _gbfix_inner_1(1)
     return x + last
 
 

@@ -5,31 +5,31 @@ import torch
 
 
 def f(x, rows=3):
-    def _gbfix_loop_3():
+    def _gbfix_loop_1():
         nonlocal x
         last: object
 
-        def _gbfix_r_step_4(r):
+        def _gbfix_r_step_2(r):
             nonlocal last, x
 
-            def _gbfix_loop_1():
+            def _gbfix_loop_3():
                 nonlocal last
 
-                def _gbfix_c_step_2():
+                def _gbfix_c_step_4():
                     nonlocal last
                     last = x * (r + 1)
 
                 for c in range(1 - r % 2):
                     print("cell", r, c)
-                    _gbfix_c_step_2()
+                    _gbfix_c_step_4()
 
-            _gbfix_loop_1()
+            _gbfix_loop_3()
             x = x + last
 
         for r in range(rows):
-            _gbfix_r_step_4(r)
+            _gbfix_r_step_2(r)
 
-    _gbfix_loop_3()
+    _gbfix_loop_1()
     return x
 
 

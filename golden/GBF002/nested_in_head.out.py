@@ -4,30 +4,30 @@ import torch
 
 
 def f(x, rows=2, cols=3):
-    def _gbfix_loop_3():
+    def _gbfix_loop_1():
         nonlocal x
 
-        def _gbfix_r_step_4(r):
+        def _gbfix_r_step_2(r):
             nonlocal x
             x = x * 2
             x = x.tanh() + r
 
         for r in range(rows):
-            def _gbfix_loop_1():
+            def _gbfix_loop_3():
                 nonlocal x
 
-                def _gbfix_c_step_2(c):
+                def _gbfix_c_step_4(c):
                     nonlocal x
                     x = x + c
 
                 for c in range(cols):
                     print("cell", r, c)
-                    _gbfix_c_step_2(c)
+                    _gbfix_c_step_4(c)
 
-            _gbfix_loop_1()
-            _gbfix_r_step_4(r)
+            _gbfix_loop_3()
+            _gbfix_r_step_2(r)
 
-    _gbfix_loop_3()
+    _gbfix_loop_1()
     return x
 
 

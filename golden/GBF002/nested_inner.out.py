@@ -5,31 +5,31 @@ import torch
 def f(x, rows=2, cols=3):
     x = x * 2
 
-    def _gbfix_loop_3():
+    def _gbfix_loop_1():
         nonlocal x
 
-        def _gbfix_r_step_4(r):
+        def _gbfix_r_step_2(r):
             nonlocal x
             x = x + r
 
-            def _gbfix_loop_1():
+            def _gbfix_loop_3():
                 nonlocal x
 
-                def _gbfix_c_step_2(c):
+                def _gbfix_c_step_4(c):
                     nonlocal x
                     x = x - c
 
                 for c in range(cols):
                     if c == 1:
                         print("cell", r, c)
-                    _gbfix_c_step_2(c)
+                    _gbfix_c_step_4(c)
 
-            _gbfix_loop_1()
+            _gbfix_loop_3()
 
         for r in range(rows):
-            _gbfix_r_step_4(r)
+            _gbfix_r_step_2(r)
 
-    _gbfix_loop_3()
+    _gbfix_loop_1()
     return x.sum()
 
 
