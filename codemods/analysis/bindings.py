@@ -476,12 +476,37 @@ def bound_afresh(body: Sequence[cst.BaseStatement], name: str) -> bool:
     that mentions the name is a loop whose target binds it or whose body binds
     it afresh, or an ``if`` each branch of which does (its test reads nothing
     of it): no read can see a value from an earlier pass. A ``for``'s
-    iterable and a loop's ``else`` count as mentions outside.
+    iterable and a loop's ``else`` count as mentions outside. The first
+    statement that mentions the name may also be an ``if``/``else`` that binds
+    it on every branch, with reads after it.
     """
     if first_unconditional_binding(body, name) is not None:
         return True
     holders = [stmt for stmt in body if _mentions([stmt], name)]
+    if holders and _binds_on_every_path(holders[0], name):
+        return True  # `if c: s = a` / `else: s = b`, then reads of `s`
     return len(holders) == 1 and _compound_afresh(holders[0], name)
+
+
+def _binds_on_every_path(stmt: cst.BaseStatement, name: str) -> bool:
+    """Whether ``stmt``, an ``if`` with an ``else``, binds ``name`` on every branch before
+    anything there reads it (and its tests read nothing of it)."""
+    if not isinstance(stmt, cst.If) or _mentions([stmt.test], name):
+        return False
+    if not _block_binds(body_statements(stmt.body), name):
+        return False
+    orelse = stmt.orelse
+    if isinstance(orelse, cst.If):
+        return _binds_on_every_path(orelse, name)
+    return isinstance(orelse, cst.Else) and _block_binds(body_statements(orelse.body), name)
+
+
+def _block_binds(body: Sequence[cst.BaseStatement], name: str) -> bool:
+    """Whether ``body`` binds ``name`` on every path before reading it."""
+    if first_unconditional_binding(body, name) is not None:
+        return True
+    mentions = [stmt for stmt in body if _mentions([stmt], name)]
+    return bool(mentions) and _binds_on_every_path(mentions[0], name)
 
 
 def _mentions(nodes: Sequence[cst.CSTNode], name: str) -> bool:

@@ -76,8 +76,9 @@ class RenumberHelpers(cst.CSTTransformer):
     """Gives the generated names numbered in ``[first, end)`` their numbers in reading order.
 
     Each number stands for one helper and the names made with it
-    (``_gbfix_loop_3``, ``_gbfix_returned_3``); the same numbers are handed
-    out again, in the order their first name appears in the module.
+    (``_gbfix_loop_3``, ``_gbfix_returned_3``); they are numbered again from
+    ``first``, in the order their first name appears in the module (a helper
+    a later rewrite folded away leaves no gap).
     """
 
     def __init__(self, first: int, end: int) -> None:
@@ -99,7 +100,7 @@ class RenumberHelpers(cst.CSTTransformer):
                 number = self._number(found.value)
                 if number is not None and number not in seen:
                     seen.append(number)
-        self.mapping = {old: new for old, new in zip(seen, sorted(seen)) if old != new}
+        self.mapping = {old: new for old, new in zip(seen, range(self.first, self.end)) if old != new}
         return bool(self.mapping)
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:

@@ -47,6 +47,7 @@ import libcst as cst
 
 from codemods.analysis.bindings import (
     DropAnnotations,
+    bound_afresh,
     NameUse,
     exits_of,
     function_scope_use,
@@ -57,6 +58,7 @@ from codemods.analysis.bindings import (
 )
 from codemods.analysis.frame_use import frame_dependence, frame_refusal
 from codemods.analysis.nodes import NESTED_SCOPES, as_element, contains
+from codemods.analysis.unroll import unbound_before
 from codemods.fastcst import walk
 
 
@@ -74,8 +76,15 @@ class OutlinePlan:
     returns: bool = False
 
 
-def plan_outline(stmt: cst.BaseStatement, func: cst.FunctionDef) -> Union[OutlinePlan, OutlineRefusal]:
-    """How to outline ``stmt`` (an original node inside ``func``), or why not."""
+def plan_outline(
+    stmt: cst.BaseStatement, func: cst.FunctionDef, declare: bool = True
+) -> Union[OutlinePlan, OutlineRefusal]:
+    """How to outline ``stmt`` (an original node inside ``func``), or why not.
+
+    ``declare=False`` refuses, rather than plans, a name that only a
+    declaration without a value could make the parent's (see
+    :func:`~codemods.analysis.unroll.unbound_before`).
+    """
     exits = exits_of([stmt])
     if exits.yields:
         return OutlineRefusal("it contains `yield`")
@@ -106,20 +115,30 @@ def plan_outline(stmt: cst.BaseStatement, func: cst.FunctionDef) -> Union[Outlin
         elif name in outside.bound or name in outside.nonlocal_decl:
             plan.nonlocals.append(name)
         elif name in repeated or name in outside.read or name in outside.closure_read:
+            if not declare:
+                return OutlineRefusal(unbound_before(name, _what(stmt)))
             plan.nonlocals.append(name)
             plan.declare.append(name)
     return plan
 
 
-def _carried_across_runs(stmt: cst.CSTNode, use: NameUse) -> set[str]:
-    """Names ``stmt`` binds and reads, but for the targets of its own ``for`` loops."""
+def _carried_across_runs(stmt: cst.BaseStatement, use: NameUse) -> set[str]:
+    """Names ``stmt`` binds and reads where a read may see what an earlier run of it bound: but for
+    the targets of its own ``for`` loops, and names each run binds afresh before reading them."""
     targets = {
         name
         for node in walk.descendants(stmt, lambda node: type(node) not in NESTED_SCOPES)
         if type(node) is cst.For
         for name in target_names(node.target)
     }
-    return (use.bound & (use.read | use.closure_read)) - targets
+    both = (use.bound & (use.read | use.closure_read)) - targets
+    return {name for name in both if name in use.closure_read or not bound_afresh([stmt], name)}
+
+
+def _what(stmt: cst.BaseStatement) -> str:
+    if isinstance(stmt, (cst.For, cst.While)):
+        return "the loop"
+    return f"the `{'with' if isinstance(stmt, cst.With) else 'try'}` block"
 
 
 def _in_loop(func: cst.FunctionDef, stmt: cst.CSTNode) -> bool:

@@ -66,11 +66,11 @@ from codemods.analysis.bindings import (
     bound_afresh,
     exits_of,
     is_generated,
-    local_declaration,
     name_use,
     target_names,
 )
 from codemods.analysis.fstrings import FStringsToFormat, unconvertible
+from codemods.analysis.helper_names import helper_kind
 from codemods.analysis.nodes import as_element, block_indent, body_statements, contains
 from codemods.analysis.outline import OutlinePlan
 
@@ -86,7 +86,8 @@ class StepPlan:
     #: names the body shares with the driver or the function (declared ``nonlocal`` in the body)
     nonlocals: list[str] = field(default_factory=list)
     globals: list[str] = field(default_factory=list)
-    #: names the driver holds from trip to trip (declared ``name: object`` in the driver)
+    #: names carried from trip to trip that nothing binds before the loop: the driver then runs the
+    #: trips itself (sharing them would need a declaration without a value)
     driver_declare: list[str] = field(default_factory=list)
     breaks: bool = False
     returns: bool = False
@@ -337,6 +338,93 @@ def build_step(loop: Loop, plan: StepPlan, step: str, number: str, head: int = 0
     return function, loop.with_changes(body=new_body)
 
 
-def driver_declarations(plan: StepPlan) -> list[cst.BaseStatement]:
-    """``name: object`` for each name the driver holds from trip to trip."""
-    return [local_declaration(name) for name in plan.driver_declare]
+class _InlineDrivers(cst.CSTTransformer):
+    """Puts each inner loop's driver back as its loop, keeping the per-trip functions it defined."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.steps: list[cst.FunctionDef] = []
+        self.found = 0
+        self.blocked = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        body = list(updated_node.body)
+        out: list[cst.BaseStatement] = []
+        index = 0
+        while index < len(body):
+            stmt = body[index]
+            if type(stmt) is cst.FunctionDef and helper_kind(stmt.name.value) == "loop":
+                inlined = self._inline(stmt, body[index + 1] if index + 1 < len(body) else None)
+                if inlined is not None:
+                    out.append(inlined)
+                    index += 2
+                    continue
+                self.blocked = True
+            out.append(stmt)
+            index += 1
+        return updated_node.with_changes(body=out)
+
+    def _inline(self, driver: cst.FunctionDef, call: Optional[cst.BaseStatement]) -> Optional[cst.BaseStatement]:
+        """The loop ``driver`` runs, when ``call`` calls it plainly and it holds only declarations,
+        per-trip functions and the loop (the steps go to ``self.steps``); None otherwise."""
+        called = (
+            isinstance(call, cst.SimpleStatementLine)
+            and len(call.body) == 1
+            and isinstance(call.body[0], cst.Expr)
+            and isinstance(call.body[0].value, cst.Call)
+            and isinstance(call.body[0].value.func, cst.Name)
+            and call.body[0].value.func.value == driver.name.value
+            and not call.body[0].value.args
+        )
+        if not called or not isinstance(driver.body, cst.IndentedBlock):
+            return None
+        loops: list[cst.BaseStatement] = []
+        steps: list[cst.FunctionDef] = []
+        for stmt in driver.body.body:
+            if isinstance(stmt, cst.SimpleStatementLine) and all(
+                isinstance(small, (cst.Nonlocal, cst.Global)) for small in stmt.body
+            ):
+                continue  # the driver's declarations: inline, the names are the enclosing scope's again
+            if type(stmt) is cst.FunctionDef and is_generated(stmt.name.value):
+                steps.append(stmt)
+            elif isinstance(stmt, (cst.For, cst.While)):
+                loops.append(stmt)
+            else:
+                return None
+        if len(loops) != 1:
+            return None
+        self.steps.extend(steps)
+        self.found += 1
+        assert call is not None
+        return loops[0].with_changes(leading_lines=driver.leading_lines)
+
+
+def inline_inner_drivers(loop: Loop) -> Optional[tuple[Loop, list[cst.FunctionDef]]]:
+    """``loop`` (an updated node) with the drivers of the loops inside it put back as their loops,
+    and the per-trip functions they defined; None when it holds no driver, or one that cannot go
+    back (it returns a value, or holds more than its loop).
+
+    An outlined loop that holds another keeps one helper level: its driver runs
+    both loops, and the inner loop's per-trip function is defined in it.
+    """
+    inliner = _InlineDrivers()
+    new_body = loop.body.visit(inliner)
+    if inliner.blocked or not inliner.found or not isinstance(new_body, cst.BaseSuite):
+        return None
+    return loop.with_changes(body=new_body), inliner.steps
+
+
+def step_nonlocals(step: cst.FunctionDef) -> set[str]:
+    """The names a per-trip function declares ``nonlocal``."""
+    return name_use(body_statements(step.body)).nonlocal_decl

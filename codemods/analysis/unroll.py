@@ -19,7 +19,6 @@ from codemods.analysis.bindings import (
     first_unconditional_binding,
     function_scope_use,
     is_generated,
-    local_declaration,
     name_use,
     target_names,
 )
@@ -41,8 +40,6 @@ class UnrollPlan:
     params: list[str]
     calls: list[list[cst.BaseExpression]]
     nonlocals: list[str] = field(default_factory=list)
-    #: names only the loop binds that the parent must hold (``name: object``)
-    declare: list[str] = field(default_factory=list)
     #: the loop variable is read after the loop: bind it before each call
     keep_target: bool = False
 
@@ -410,11 +407,21 @@ def plan_unroll(
         shared = name in outside.read or name in outside.closure_read or name in use.closure_read
         # A temporary bound afresh before any read in each trip can stay local
         # to the helper; anything else (read after the loop, carried from one
-        # trip to the next, bound only on some paths) must live in the parent.
+        # trip to the next, bound only on some paths) must live in the parent,
+        # which binds it nowhere else: only a declaration without a value
+        # would make it the parent's, and Dynamo cannot read that empty cell
+        # when it calls the helper ("Read uninitialized cell").
         if shared or first_unconditional_binding(body, name) is None:
-            plan.declare.append(name)
-            plan.nonlocals.append(name)
+            return Refusal(unbound_before(name, "the loop"))
     return plan
+
+
+def unbound_before(name: str, where: str) -> str:
+    """Why a rewrite that would need ``name`` declared without a value is refused."""
+    return (
+        f"`{name}` is first bound in {where} and used after it or on a later trip; a helper could share it "
+        f"only through a declaration without a value, which Dynamo cannot read (bind `{name}` before the loop)"
+    )
 
 
 # -- building the replacement ------------------------------------------------------
@@ -456,11 +463,7 @@ def build_unrolled(
         body=cst.IndentedBlock(body=header + body, indent=block_indent(loop)),
         leading_lines=loop.leading_lines,
     )
-    out: list[cst.BaseStatement] = [local_declaration(name) for name in plan.declare]
-    if out:
-        out[0] = out[0].with_changes(leading_lines=loop.leading_lines)
-        helper_def = helper_def.with_changes(leading_lines=())
-    out.append(helper_def)
+    out: list[cst.BaseStatement] = [helper_def]
     for args in plan.calls:
         if plan.keep_target:
             # Bound before each trip, as the loop binds it: a trip that raises
