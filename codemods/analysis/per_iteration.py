@@ -270,6 +270,42 @@ def _if(test: cst.BaseExpression, body: Sequence[cst.BaseStatement], indent: Opt
     return cst.If(test=test, body=cst.IndentedBlock(list(body), indent=indent))
 
 
+def _collected(body: Sequence[cst.BaseStatement], plan: StepPlan) -> Optional[cst.Call]:
+    """The ``results.append(value)`` that ends ``body``, when nothing else in the body mentions
+    ``results``: the per-trip function can return ``value`` and the driver append it.
+
+    A list that every trip appends to inside a compiled frame is guarded by its
+    length: each trip then compiles the frame again (torch 2.13: a 6-level head
+    loop recompiled its per-trip frame 5 times for ``len(outs) == k``, and
+    more levels than ``recompile_limit`` run eagerly). Appended by the driver,
+    which Dynamo skips, the list is out of the frame's sight.
+    """
+    last = body[-1] if body else None
+    if not isinstance(last, cst.SimpleStatementLine) or len(last.body) != 1:
+        return None
+    expr = last.body[0]
+    if not isinstance(expr, cst.Expr) or not isinstance(expr.value, cst.Call):
+        return None
+    call = expr.value
+    method = call.func
+    if not (
+        isinstance(method, cst.Attribute)
+        and isinstance(method.value, cst.Name)
+        and method.attr.value == "append"
+        and len(call.args) == 1
+        and not call.args[0].keyword
+        and not call.args[0].star
+    ):
+        return None
+    name = method.value.value
+    rest = name_use([*body[:-1], call.args[0].value])
+    if name in plan.params or name in plan.nonlocals or name in plan.globals or is_generated(name):
+        return None
+    if name in rest.read or name in rest.bound or name in rest.closure_read:
+        return None
+    return call
+
+
 def _unpack(names: Sequence[str], call: cst.Call) -> cst.SimpleStatementLine:
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     targets = cst.Tuple(
@@ -304,6 +340,12 @@ def build_step(loop: Loop, plan: StepPlan, step: str, number: str, head: int = 0
         body = [s for s in (stmt.visit(drop) for stmt in body) if isinstance(s, cst.BaseStatement)]
     if (plan.breaks or plan.returns) and not _ends_in_return(body):
         body.append(_line(_outcome(plan, "next")))
+    collected = None if plan.breaks or plan.returns else _collected(body, plan)
+    if collected is not None:
+        # The trip's value comes back out; the driver appends it.
+        body[-1] = body[-1].with_changes(
+            body=[cst.Return(collected.args[0].value, whitespace_after_return=cst.SimpleWhitespace(" "))]
+        )
     header: list[cst.BaseStatement] = []
     if plan.globals:
         header.append(_declaration(cst.Global, plan.globals))
@@ -329,6 +371,8 @@ def build_step(loop: Loop, plan: StepPlan, step: str, number: str, head: int = 0
         calls = [_unpack([returned, value], call), give_back]
     elif plan.breaks:
         calls = [_if(call, [_line(cst.Break())], indent)]
+    elif collected is not None:
+        calls = [_line(cst.Expr(collected.with_changes(args=[cst.Arg(call)])))]
     else:
         calls = [_line(cst.Expr(call))]
     calls = [*kept, *calls]

@@ -17,14 +17,14 @@ def decode(z, tiles_t=(0, 1), tiles_h=(0, 2), tiles_w=(0, 2, 4)):
     def _gbfix_tiles_t_loop_1():
         def _gbfix_w0_step_2(w0):
             tile = z[t0, h0 : h0 + 2, w0 : w0 + 2] * 2
-            row.append(denoise(tile, 3))
+            return denoise(tile, 3)
 
         for t0 in tiles_t:
             rows = []
             for h0 in tiles_h:
                 row = []
                 for w0 in tiles_w:
-                    _gbfix_w0_step_2(w0)
+                    row.append(_gbfix_w0_step_2(w0))
                 rows.append(torch.cat(row, dim=1))
             groups.append(torch.cat(rows, dim=0))
 
