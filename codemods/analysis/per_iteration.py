@@ -25,8 +25,9 @@ How the body's names stay exact (the driver is the outlined loop, see
   before it is bound, bound only on some paths, captured by a closure; not a
   name a nested loop binds and only that loop reads, see
   :func:`~codemods.analysis.bindings.bound_afresh`) or
-  that the driver reads (a ``while`` condition, the ``else`` clause) lives in
-  the driver (``name: object``: declared, not assigned) and is shared.
+  that the driver reads (a ``while`` condition, the ``else`` clause) would
+  have to live in the driver without a value: the rule then has the driver
+  run the trips itself (:attr:`StepPlan.driver_declare`).
 * Any other name the body binds is bound afresh on every trip before it is
   read: it stays local to the body.
 

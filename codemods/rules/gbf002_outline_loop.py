@@ -39,7 +39,9 @@ Rewritten
     the loop: its frame is skipped and runs eagerly, but each call it makes
     of the body's function is a frame of its own, which Dynamo compiles,
     resuming after the break inside it. So the work of every trip runs in
-    graphs too. Nested loops that break are each treated so. When every
+    graphs too. Nested loops that break share the outer loop's helper,
+    which runs them all and defines each inner loop's per-trip function: one
+    helper level, whatever the depth. When every
     break of the body comes before its tensor work (``if idx == n: continue``
     and ``torch.where(mask[idx])`` before an expert's matmuls), the statements
     up to the last break stay in the loop helper, which runs them eagerly,
@@ -72,16 +74,22 @@ Rewritten
 
 Fix safety
     Safe: the body runs unchanged, once per trip, in closures that share the
-    function's names (``nonlocal``; a bare ``name: object`` annotation
-    declares a name without assigning it). A name the body binds anew on
-    every trip before reading it stays the body's own; one it carries from
-    trip to trip lives in the loop helper. The loop target is passed to each
-    call, unless the body rebinds it or a closure captures it. ``continue``
-    ends the call; ``break`` and ``return`` end it with a value the loop
-    helper acts on; ``return`` then propagates through the helper's call;
-    ``for ... else`` stays on the loop. The loop is left alone, with the
-    reason, when it contains ``yield``/``await``, ``break``/``continue`` of
-    an outer loop, ``global``/``nonlocal`` statements, zero-argument
+    function's names (``nonlocal``). A name the body binds anew on every
+    trip before reading it stays the body's own. No helper declares a name
+    without a value (Dynamo cannot read that empty cell when it calls the
+    helper): a name first bound in the loop and read after it leaves the
+    loop alone, with the reason; one the body carries from trip to trip that
+    nothing binds before the loop makes the loop helper run the trips itself.
+    The loop target is passed to each call, unless the body rebinds it or a
+    closure captures it. ``continue`` ends the call; ``break`` and
+    ``return`` end it with plain flags the loop helper acts on (``True`` to
+    stop; ``(returned, value)``); ``return`` then propagates through the
+    helper's call; ``for ... else`` stays on the loop. A body that ends by
+    appending to a list it does not otherwise touch returns the value, and
+    the loop helper appends it (a list grown in the compiled frame is
+    guarded by its length: a compile per trip). The loop is left alone, with
+    the reason, when it contains ``yield``/``await``, ``break``/``continue``
+    of an outer loop, ``global``/``nonlocal`` statements, zero-argument
     ``super()``, ``__class__`` or ``locals()``.
 """
 
