@@ -112,7 +112,8 @@ def plan_step(loop: Loop, outline: OutlinePlan, head: int = 0) -> StepPlan:
     if isinstance(loop, cst.While):
         driver_reads |= name_use([loop.test]).read
     if loop.orelse is not None:
-        driver_reads |= name_use([loop.orelse]).read | name_use([loop.orelse]).bound
+        orelse = name_use([loop.orelse])
+        driver_reads |= orelse.read | orelse.bound | orelse.closure_read
     shared = set(outline.nonlocals)
     passed = list(targets)
     if head:
