@@ -104,7 +104,9 @@ def check_lines(lines: Sequence[tuple[int, str]], origin: str, max_nonlocal: int
         shared = sorted(targets & nonlocals.get(called, set()))
         if shared:
             found.append(
-                Finding(origin, number, "nonlocal", f"{called} declares its loop's variable nonlocal: {', '.join(shared)}")
+                Finding(
+                    origin, number, "nonlocal", f"{called} declares its loop's variable nonlocal: {', '.join(shared)}"
+                )
             )
     return found
 

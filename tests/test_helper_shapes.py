@@ -114,8 +114,7 @@ def test_checker_passes_a_driver_and_a_flagged_body() -> None:
 
 def test_checker_reads_the_new_side_of_a_patch() -> None:
     patch = (
-        "--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,4 @@\n def f(x):\n-    pass\n+    row: object\n+    y = 1\n"
-        "     return x\n"
+        "--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,4 @@\n def f(x):\n-    pass\n+    row: object\n+    y = 1\n     return x\n"
     )
     found = check_helpers.check_patch(patch, "p.patch")
     assert [(f.kind, f.line) for f in found] == [("placeholder", 2)]

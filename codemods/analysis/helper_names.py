@@ -100,7 +100,7 @@ class RenumberHelpers(cst.CSTTransformer):
                 number = self._number(found.value)
                 if number is not None and number not in seen:
                     seen.append(number)
-        self.mapping = {old: new for old, new in zip(seen, range(self.first, self.end)) if old != new}
+        self.mapping = {old: new for old, new in zip(seen, range(self.first, self.end), strict=False) if old != new}
         return bool(self.mapping)
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:

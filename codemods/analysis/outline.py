@@ -47,8 +47,8 @@ import libcst as cst
 
 from codemods.analysis.bindings import (
     DropAnnotations,
-    bound_afresh,
     NameUse,
+    bound_afresh,
     exits_of,
     function_scope_use,
     is_generated,
