@@ -57,7 +57,7 @@ backend) and 1.03 -> 0.92 (inductor), interleaved in one process; coverage
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Union, cast
 
 import libcst as cst
 
@@ -66,14 +66,16 @@ from codemods.analysis.bindings import (
     ReplaceLoopControl,
     bound_afresh,
     exits_of,
+    first_unconditional_binding,
     is_generated,
     name_use,
     target_names,
 )
 from codemods.analysis.fstrings import FStringsToFormat, unconvertible
 from codemods.analysis.helper_names import helper_kind
-from codemods.analysis.nodes import as_element, block_indent, body_statements, contains
+from codemods.analysis.nodes import NESTED_SCOPES, as_element, block_indent, body_statements, contains
 from codemods.analysis.outline import OutlinePlan
+from codemods.fastcst import walk
 
 Loop = Union[cst.For, cst.While]
 
@@ -272,9 +274,11 @@ def _if(test: cst.BaseExpression, body: Sequence[cst.BaseStatement], indent: Opt
     return cst.If(test=test, body=cst.IndentedBlock(list(body), indent=indent))
 
 
-def _collected(body: Sequence[cst.BaseStatement], plan: StepPlan) -> Optional[cst.Call]:
-    """The ``results.append(value)`` that ends ``body``, when nothing else in the body mentions
-    ``results``: the per-trip function can return ``value`` and the driver append it.
+def _collected(body: Sequence[cst.BaseStatement], plan: StepPlan) -> list[cst.Call]:
+    """The ``results.append(value)`` calls that end ``body`` (one list each, mentioned nowhere
+    else in the body), when the per-trip function can return the values and the driver append
+    them: the body ends no trip early, and with more than one, each value is a name the body
+    binds on every path (the driver binds it from the returned tuple). Empty when not so.
 
     A list that every trip appends to inside a compiled frame is guarded by its
     length: each trip then compiles the frame again (torch 2.13: a 6-level head
@@ -282,30 +286,66 @@ def _collected(body: Sequence[cst.BaseStatement], plan: StepPlan) -> Optional[cs
     more levels than ``recompile_limit`` run eagerly). Appended by the driver,
     which Dynamo skips, the list is out of the frame's sight.
     """
-    last = body[-1] if body else None
-    if not isinstance(last, cst.SimpleStatementLine) or len(last.body) != 1:
+    calls: list[cst.Call] = []
+    for stmt in reversed(body):
+        call = _append_of(stmt)
+        if call is None:
+            break
+        calls.insert(0, call)
+    if not calls:
+        return []
+    rest = body[: len(body) - len(calls)]
+    if _returns_early(rest):
+        return []  # a `continue` became `return`: that trip appends nothing
+    lists = [call.func.value.value for call in calls]  # type: ignore[attr-defined]
+    values = [call.args[0].value for call in calls]
+    if len(set(lists)) != len(lists):
+        return []
+    shared = {*plan.params, *plan.nonlocals, *plan.globals}
+    use = name_use([*rest, *values])
+    for name in lists:
+        if name in shared or is_generated(name) or name in use.read | use.bound | use.closure_read:
+            return []
+    if len(calls) > 1:
+        names = [value.value for value in values if isinstance(value, cst.Name)]
+        if len(names) != len(values) or len(set(names)) != len(names):
+            return []
+        if any(name in shared or first_unconditional_binding(rest, name) is None for name in names):
+            return []
+    return calls
+
+
+def _append_of(stmt: cst.BaseStatement) -> Optional[cst.Call]:
+    """The call of ``stmt`` when it is ``name.append(value)`` alone on its line."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
-    expr = last.body[0]
+    expr = stmt.body[0]
     if not isinstance(expr, cst.Expr) or not isinstance(expr.value, cst.Call):
         return None
     call = expr.value
     method = call.func
-    if not (
-        isinstance(method, cst.Attribute)
-        and isinstance(method.value, cst.Name)
-        and method.attr.value == "append"
-        and len(call.args) == 1
-        and not call.args[0].keyword
-        and not call.args[0].star
-    ):
-        return None
-    name = method.value.value
-    rest = name_use([*body[:-1], call.args[0].value])
-    if name in plan.params or name in plan.nonlocals or name in plan.globals or is_generated(name):
-        return None
-    if name in rest.read or name in rest.bound or name in rest.closure_read:
-        return None
-    return call
+    plain = len(call.args) == 1 and not call.args[0].keyword and not call.args[0].star
+    if isinstance(method, cst.Attribute) and isinstance(method.value, cst.Name) and method.attr.value == "append":
+        return call if plain else None
+    return None
+
+
+def _returns_early(body: Sequence[cst.BaseStatement]) -> bool:
+    """Whether ``body`` holds a ``return`` of its own (not one of a nested function)."""
+    for stmt in body:
+        for node in walk.descendants(stmt, lambda node: type(node) not in NESTED_SCOPES):
+            if type(node) is cst.Return:
+                return True
+    return False
+
+
+def _tuple(items: Sequence[cst.BaseExpression]) -> cst.Tuple:
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    elements = [
+        cst.Element(as_element(item), comma=comma if i < len(items) - 1 else cst.MaybeSentinel.DEFAULT)
+        for i, item in enumerate(items)
+    ]
+    return cst.Tuple(elements, lpar=[], rpar=[])
 
 
 def _unpack(names: Sequence[str], call: cst.Call) -> cst.SimpleStatementLine:
@@ -342,12 +382,15 @@ def build_step(loop: Loop, plan: StepPlan, step: str, number: str, head: int = 0
         body = [s for s in (stmt.visit(drop) for stmt in body) if isinstance(s, cst.BaseStatement)]
     if (plan.breaks or plan.returns) and not _ends_in_return(body):
         body.append(_line(_outcome(plan, "next")))
-    collected = None if plan.breaks or plan.returns else _collected(body, plan)
-    if collected is not None:
-        # The trip's value comes back out; the driver appends it.
-        body[-1] = body[-1].with_changes(
-            body=[cst.Return(collected.args[0].value, whitespace_after_return=cst.SimpleWhitespace(" "))]
-        )
+    collected = [] if plan.breaks or plan.returns else _collected(body, plan)
+    if collected:
+        # The trip's values come back out; the driver appends them.
+        appended = [call.args[0].value for call in collected]
+        out = appended[0] if len(appended) == 1 else _tuple(appended)
+        body = [
+            *body[: len(body) - len(collected)],
+            _line(cst.Return(out, whitespace_after_return=cst.SimpleWhitespace(" "))),
+        ]
     header: list[cst.BaseStatement] = []
     if plan.globals:
         header.append(_declaration(cst.Global, plan.globals))
@@ -373,8 +416,11 @@ def build_step(loop: Loop, plan: StepPlan, step: str, number: str, head: int = 0
         calls = [_unpack([returned, value], call), give_back]
     elif plan.breaks:
         calls = [_if(call, [_line(cst.Break())], indent)]
-    elif collected is not None:
-        calls = [_line(cst.Expr(collected.with_changes(args=[cst.Arg(call)])))]
+    elif len(collected) == 1:
+        calls = [_line(cst.Expr(collected[0].with_changes(args=[cst.Arg(call)])))]
+    elif collected:
+        names = [cast(cst.Name, c.args[0].value).value for c in collected]
+        calls = [_unpack(names, call), *(_line(cst.Expr(c)) for c in collected)]
     else:
         calls = [_line(cst.Expr(call))]
     calls = [*kept, *calls]
