@@ -14,11 +14,11 @@ close over the block's names), never their bindings.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Optional, Sequence, Union
+from typing import Iterable, Iterator, Optional, Sequence, Union, cast
 
 import libcst as cst
 
-from codemods.analysis.nodes import body_statements, dotted_name
+from codemods.analysis.nodes import NESTED_SCOPES, body_statements, dotted_name
 from codemods.fastcst import walk
 
 
@@ -322,6 +322,38 @@ def function_scope_use(func: cst.FunctionDef, *exclude: cst.CSTNode) -> NameUse:
         if isinstance(star, cst.Param):
             use.bound.add(star.name.value)
     return use
+
+
+def private_elsewhere(func: cst.FunctionDef, stmt: cst.CSTNode, name: str) -> bool:
+    """Whether no code of ``func`` outside ``stmt`` can see a value ``stmt`` binds to ``name``.
+
+    Every read of ``name`` elsewhere lies in a loop or ``if`` (not around
+    ``stmt``) that binds it afresh before reading it (its target, or its body:
+    see :func:`bound_afresh`); no closure reads it, no ``global``/``nonlocal``
+    names it. Two loops that reuse a variable or a temporary (``for i in
+    ...`` twice) then each keep their own.
+    """
+    covered: list[cst.CSTNode] = []
+
+    def enter(node: cst.CSTNode) -> bool:
+        if node is stmt or type(node) in NESTED_SCOPES:
+            return False
+        if type(node) in (cst.For, cst.While, cst.If) and not _holds(node, stmt):
+            if _compound_afresh(cast(cst.BaseStatement, node), name):
+                covered.append(node)
+                return False
+        return True
+
+    for _ in walk.descendants(func.body, enter):
+        pass
+    rest = function_scope_use(func, stmt, *covered)
+    return not (
+        name in rest.read or name in rest.closure_read or name in rest.global_decl or name in rest.nonlocal_decl
+    )
+
+
+def _holds(node: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    return any(found is inner for found in walk.descendants(node))
 
 
 # -- control flow --------------------------------------------------------------

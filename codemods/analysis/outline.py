@@ -54,6 +54,7 @@ from codemods.analysis.bindings import (
     is_generated,
     local_declaration,
     name_use,
+    private_elsewhere,
     target_names,
 )
 from codemods.analysis.frame_use import frame_dependence, frame_refusal
@@ -112,8 +113,12 @@ def plan_outline(
             continue
         if name in outside.global_decl:
             plan.globals.append(name)
-        elif name in outside.bound or name in outside.nonlocal_decl:
+        elif name in outside.nonlocal_decl:
             plan.nonlocals.append(name)
+        elif name in outside.bound:
+            if name in repeated or not bound_afresh([stmt], name) or not private_elsewhere(func, stmt, name):
+                plan.nonlocals.append(name)
+            # else: the statement binds it before reading it, and nothing elsewhere reads its value
         elif name in repeated or name in outside.read or name in outside.closure_read:
             if not declare:
                 return OutlineRefusal(unbound_before(name, _what(stmt)))

@@ -15,11 +15,13 @@ from libcst.metadata import BaseMetadataProvider
 from codemods.analysis.bindings import (
     DropAnnotations,
     NameUse,
+    bound_afresh,
     exits_of,
     first_unconditional_binding,
     function_scope_use,
     is_generated,
     name_use,
+    private_elsewhere,
     target_names,
 )
 from codemods.analysis.frame_use import frame_dependence, frame_refusal
@@ -385,7 +387,8 @@ def plan_unroll(
         for part in ("bound", "read", "closure_read", "global_decl", "nonlocal_decl"):
             getattr(outside, part).update(getattr(orelse, part))
     plan = UnrollPlan(params=targets, calls=calls)  # type: ignore[arg-type]
-    plan.keep_target = bool(set(targets) & (outside.bound | outside.read | outside.closure_read | outside.global_decl))
+    seen_after = {t for t in targets if t in outside.global_decl or not private_elsewhere(func, loop, t)}
+    plan.keep_target = bool(seen_after & (outside.bound | outside.read | outside.closure_read | outside.global_decl))
     if set(targets) & outside.global_decl:
         return Refusal("the loop variable is declared `global`")
     if set(targets) & outside.nonlocal_decl:
@@ -401,6 +404,9 @@ def plan_unroll(
             continue
         if name in outside.global_decl:
             return Refusal(f"`{name}` is declared `global` in the function")
+        if name in outside.bound and name not in outside.nonlocal_decl:
+            if bound_afresh(body, name) and private_elsewhere(func, loop, name):
+                continue  # each trip binds it before reading it, and nothing elsewhere reads its value
         if name in outside.bound or name in outside.nonlocal_decl:
             plan.nonlocals.append(name)
             continue
