@@ -4,7 +4,10 @@ A name is ``_gbfix_`` + an optional hint (what the helper holds: the
 iterable a loop runs over, the variable a step handles) + its kind + a
 number. Numbers are unique across a module and never reuse a number
 already written in its text, so running gbfix on its own output cannot
-clash whatever the hints are. The engine reads the first free number from
+clash whatever the hints are. A rule allocates numbers as it leaves
+statements, inner loops first; :class:`RenumberHelpers` then hands the
+numbers it used out again in reading order, so an outer loop's helper reads
+``_1`` and the helpers inside it ``_2``, ``_3``. The engine reads the first free number from
 the text it parses and carries it from one rule to the next, so no rule
 needs to walk the tree for names.
 """
@@ -13,6 +16,10 @@ from __future__ import annotations
 
 import re
 from typing import Optional
+
+import libcst as cst
+
+from codemods.fastcst import walk
 
 #: a generated name written as a whole identifier (in code, or in a string or comment: more is fine)
 _GENERATED = re.compile(r"(?<!\w)_gbfix_[a-z0-9_]*?_(\d+)(?!\w)")
@@ -58,6 +65,47 @@ class NameAllocator:
         self.next = first
 
     def fresh(self, kind: str, hint: str = "") -> str:
+        if hint == kind:
+            hint = ""  # `_gbfix_step_2` for a loop over `step`, not `_gbfix_step_step_2`
         name = f"_gbfix_{hint}_{kind}_{self.next}" if hint else f"_gbfix_{kind}_{self.next}"
         self.next += 1
         return name
+
+
+class RenumberHelpers(cst.CSTTransformer):
+    """Gives the generated names numbered in ``[first, end)`` their numbers in reading order.
+
+    Each number stands for one helper and the names made with it
+    (``_gbfix_loop_3``, ``_gbfix_returned_3``); they are numbered again from
+    ``first``, in the order their first name appears in the module (a helper
+    a later rewrite folded away leaves no gap).
+    """
+
+    def __init__(self, first: int, end: int) -> None:
+        super().__init__()
+        self.first, self.end = first, end
+        self.mapping: dict[int, int] = {}
+
+    def _number(self, name: str) -> Optional[int]:
+        match = _GENERATED.fullmatch(name)
+        if match is None:
+            return None
+        number = int(match.group(1))
+        return number if self.first <= number < self.end else None
+
+    def visit_Module(self, node: cst.Module) -> Optional[bool]:
+        seen: list[int] = []
+        for found in walk.descendants(node):
+            if type(found) is cst.Name:
+                number = self._number(found.value)
+                if number is not None and number not in seen:
+                    seen.append(number)
+        self.mapping = {old: new for old, new in zip(seen, range(self.first, self.end), strict=False) if old != new}
+        return bool(self.mapping)
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        number = self._number(original_node.value)
+        if number is None or number not in self.mapping:
+            return updated_node
+        stem = original_node.value[: -len(str(number))]
+        return updated_node.with_changes(value=f"{stem}{self.mapping[number]}")

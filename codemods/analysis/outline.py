@@ -49,14 +49,17 @@ from codemods.analysis.frame_use import frame_dependence, frame_refusal
 from codemods.analysis.names.bindings import (
     DropAnnotations,
     NameUse,
+    bound_afresh,
     exits_of,
     function_scope_use,
     is_generated,
     local_declaration,
     name_use,
+    private_elsewhere,
     target_names,
 )
 from codemods.analysis.nodes import NESTED_SCOPES, as_element, contains
+from codemods.analysis.unroll import unbound_before
 from codemods.fastcst import walk
 
 
@@ -74,8 +77,15 @@ class OutlinePlan:
     returns: bool = False
 
 
-def plan_outline(stmt: cst.BaseStatement, func: cst.FunctionDef) -> Union[OutlinePlan, OutlineRefusal]:
-    """How to outline ``stmt`` (an original node inside ``func``), or why not."""
+def plan_outline(
+    stmt: cst.BaseStatement, func: cst.FunctionDef, declare: bool = True
+) -> Union[OutlinePlan, OutlineRefusal]:
+    """How to outline ``stmt`` (an original node inside ``func``), or why not.
+
+    ``declare=False`` refuses, rather than plans, a name that only a
+    declaration without a value could make the parent's (see
+    :func:`~codemods.analysis.unroll.unbound_before`).
+    """
     exits = exits_of([stmt])
     if exits.yields:
         return OutlineRefusal("it contains `yield`")
@@ -103,23 +113,37 @@ def plan_outline(stmt: cst.BaseStatement, func: cst.FunctionDef) -> Union[Outlin
             continue
         if name in outside.global_decl:
             plan.globals.append(name)
-        elif name in outside.bound or name in outside.nonlocal_decl:
+        elif name in outside.nonlocal_decl:
             plan.nonlocals.append(name)
+        elif name in outside.bound:
+            if name in repeated or not bound_afresh([stmt], name) or not private_elsewhere(func, stmt, name):
+                plan.nonlocals.append(name)
+            # else: the statement binds it before reading it, and nothing elsewhere reads its value
         elif name in repeated or name in outside.read or name in outside.closure_read:
+            if not declare:
+                return OutlineRefusal(unbound_before(name, _what(stmt)))
             plan.nonlocals.append(name)
             plan.declare.append(name)
     return plan
 
 
-def _carried_across_runs(stmt: cst.CSTNode, use: NameUse) -> set[str]:
-    """Names ``stmt`` binds and reads, but for the targets of its own ``for`` loops."""
+def _carried_across_runs(stmt: cst.BaseStatement, use: NameUse) -> set[str]:
+    """Names ``stmt`` binds and reads where a read may see what an earlier run of it bound: but for
+    the targets of its own ``for`` loops, and names each run binds afresh before reading them."""
     targets = {
         name
         for node in walk.descendants(stmt, lambda node: type(node) not in NESTED_SCOPES)
         if type(node) is cst.For
         for name in target_names(node.target)
     }
-    return (use.bound & (use.read | use.closure_read)) - targets
+    both = (use.bound & (use.read | use.closure_read)) - targets
+    return {name for name in both if name in use.closure_read or not bound_afresh([stmt], name)}
+
+
+def _what(stmt: cst.BaseStatement) -> str:
+    if isinstance(stmt, (cst.For, cst.While)):
+        return "the loop"
+    return f"the `{'with' if isinstance(stmt, cst.With) else 'try'}` block"
 
 
 def _in_loop(func: cst.FunctionDef, stmt: cst.CSTNode) -> bool:

@@ -25,8 +25,9 @@ How the body's names stay exact (the driver is the outlined loop, see
   before it is bound, bound only on some paths, captured by a closure; not a
   name a nested loop binds and only that loop reads, see
   :func:`~codemods.analysis.names.bindings.bound_afresh`) or
-  that the driver reads (a ``while`` condition, the ``else`` clause) lives in
-  the driver (``name: object``: declared, not assigned) and is shared.
+  that the driver reads (a ``while`` condition, the ``else`` clause) would
+  have to live in the driver without a value: the rule then has the driver
+  run the trips itself (:attr:`StepPlan.driver_declare`).
 * Any other name the body binds is bound afresh on every trip before it is
   read: it stays local to the body.
 
@@ -36,8 +37,10 @@ the body with a dynamic loop index, and an f-string formatting it makes
 Dynamo skip the body's frame (``BUILD_STRING type error``, torch 2.13).
 
 Control flow: ``continue`` ends the call; ``break`` and ``return`` end it
-with a value the driver acts on: ``None`` goes on, ``()`` breaks,
-``(value,)`` returns ``value`` from the driver, which the outline passes on.
+with plain flags the driver acts on: ``True`` to stop when the body only
+breaks, ``(returned, value)`` when it only returns (the outline's own
+protocol, which the driver passes on), ``(stop, returned, value)`` when it
+does both.
 
 An eager head: every break the per-trip frame resumes from costs each trip
 a frame of its own. When the body's breaks all come before its tensor work
@@ -54,23 +57,25 @@ backend) and 1.03 -> 0.92 (inductor), interleaved in one process; coverage
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Union, cast
 
 import libcst as cst
 
 from codemods.analysis.fstrings import FStringsToFormat, unconvertible
+from codemods.analysis.helper_names import helper_kind
 from codemods.analysis.names.bindings import (
     DropAnnotations,
     ReplaceLoopControl,
     bound_afresh,
     exits_of,
+    first_unconditional_binding,
     is_generated,
-    local_declaration,
     name_use,
     target_names,
 )
-from codemods.analysis.nodes import as_element, block_indent, body_statements, contains
+from codemods.analysis.nodes import NESTED_SCOPES, as_element, block_indent, body_statements, contains
 from codemods.analysis.outline import OutlinePlan
+from codemods.fastcst import walk
 
 Loop = Union[cst.For, cst.While]
 
@@ -84,7 +89,8 @@ class StepPlan:
     #: names the body shares with the driver or the function (declared ``nonlocal`` in the body)
     nonlocals: list[str] = field(default_factory=list)
     globals: list[str] = field(default_factory=list)
-    #: names the driver holds from trip to trip (declared ``name: object`` in the driver)
+    #: names carried from trip to trip that nothing binds before the loop: the driver then runs the
+    #: trips itself (sharing them would need a declaration without a value)
     driver_declare: list[str] = field(default_factory=list)
     breaks: bool = False
     returns: bool = False
@@ -108,7 +114,8 @@ def plan_step(loop: Loop, outline: OutlinePlan, head: int = 0) -> StepPlan:
     if isinstance(loop, cst.While):
         driver_reads |= name_use([loop.test]).read
     if loop.orelse is not None:
-        driver_reads |= name_use([loop.orelse]).read | name_use([loop.orelse]).bound
+        orelse = name_use([loop.orelse])
+        driver_reads |= orelse.read | orelse.bound | orelse.closure_read
     shared = set(outline.nonlocals)
     passed = list(targets)
     if head:
@@ -173,22 +180,70 @@ def eager_head(
 class _ExitsToValues(ReplaceLoopControl):
     """The body's own ``continue``, ``break`` and ``return`` as returns of the per-trip function.
 
-    ``continue`` ends the call as when the loop is unrolled; nested loops keep
-    their ``break``/``continue``; nested functions, lambdas and classes keep
-    everything.
+    What the function returns says what the driver does next, in plain flags
+    (see :func:`_outcome`). Nested loops keep their ``break``/``continue``;
+    nested functions, lambdas and classes keep everything.
     """
+
+    def __init__(self, plan: "StepPlan") -> None:
+        super().__init__()
+        self.plan = plan
+
+    def leave_Continue(self, original_node: cst.Continue, updated_node: cst.Continue) -> cst.BaseSmallStatement:
+        if self.depth:
+            return updated_node
+        return _outcome(self.plan, "next", semicolon=updated_node.semicolon)
 
     def leave_Break(self, original_node: cst.Break, updated_node: cst.Break) -> cst.BaseSmallStatement:
         if self.depth:
             return updated_node
-        return cst.Return(cst.Tuple([]), semicolon=updated_node.semicolon)
+        return _outcome(self.plan, "break", semicolon=updated_node.semicolon)
 
     def leave_Return(self, original_node: cst.Return, updated_node: cst.Return) -> cst.Return:
         value = updated_node.value if updated_node.value is not None else cst.Name("None")
-        return updated_node.with_changes(
-            value=cst.Tuple([cst.Element(as_element(value), comma=cst.Comma())]),
-            whitespace_after_return=cst.SimpleWhitespace(" "),
-        )
+        return _outcome(self.plan, "return", value).with_changes(semicolon=updated_node.semicolon)
+
+
+def _outcome(
+    plan: "StepPlan",
+    what: str,
+    value: Optional[cst.BaseExpression] = None,
+    semicolon: Union[cst.Semicolon, cst.MaybeSentinel] = cst.MaybeSentinel.DEFAULT,
+) -> cst.Return:
+    """The per-trip function's ``return`` for ``what`` ("next", "break", "return") under ``plan``.
+
+    A body that only breaks returns one flag, ``True`` to stop the loop; one
+    that only returns gives ``(returned, value)``, as the outlined loop
+    itself does; one that does both gives ``(stop, returned, value)``. A
+    body that does neither returns nothing.
+    """
+    stop = cst.Name("True" if what != "next" else "False")
+    returned = cst.Name("True" if what == "return" else "False")
+    carried = value if value is not None else cst.Name("None")
+    items: list[cst.BaseExpression]
+    if plan.breaks and plan.returns:
+        items = [stop, returned, carried]
+    elif plan.returns:
+        items = [returned, carried]
+    elif plan.breaks:
+        return cst.Return(stop, whitespace_after_return=cst.SimpleWhitespace(" "), semicolon=semicolon)
+    else:
+        return cst.Return(semicolon=semicolon)
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    elements = [
+        cst.Element(as_element(item), comma=comma if i < len(items) - 1 else cst.MaybeSentinel.DEFAULT)
+        for i, item in enumerate(items)
+    ]
+    return cst.Return(
+        cst.Tuple(elements, lpar=[], rpar=[]),
+        whitespace_after_return=cst.SimpleWhitespace(" "),
+        semicolon=semicolon,
+    )
+
+
+def _ends_in_return(body: Sequence[cst.BaseStatement]) -> bool:
+    last = body[-1] if body else None
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
 
 
 def _declaration(kind: type, names: Sequence[str]) -> cst.SimpleStatementLine:
@@ -219,20 +274,104 @@ def _if(test: cst.BaseExpression, body: Sequence[cst.BaseStatement], indent: Opt
     return cst.If(test=test, body=cst.IndentedBlock(list(body), indent=indent))
 
 
-def _is_not_none(expr: cst.BaseExpression) -> cst.Comparison:
-    return cst.Comparison(expr, [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
+def _collected(body: Sequence[cst.BaseStatement], plan: StepPlan) -> list[cst.Call]:
+    """The ``results.append(value)`` calls that end ``body`` (one list each, mentioned nowhere
+    else in the body), when the per-trip function can return the values and the driver append
+    them: the body ends no trip early, and with more than one, each value is a name the body
+    binds on every path (the driver binds it from the returned tuple). Empty when not so.
+
+    A list that every trip appends to inside a compiled frame is guarded by its
+    length: each trip then compiles the frame again (torch 2.13: a 6-level head
+    loop recompiled its per-trip frame 5 times for ``len(outs) == k``, and
+    more levels than ``recompile_limit`` run eagerly). Appended by the driver,
+    which Dynamo skips, the list is out of the frame's sight.
+    """
+    calls: list[cst.Call] = []
+    for stmt in reversed(body):
+        call = _append_of(stmt)
+        if call is None:
+            break
+        calls.insert(0, call)
+    if not calls:
+        return []
+    rest = body[: len(body) - len(calls)]
+    if _returns_early(rest):
+        return []  # a `continue` became `return`: that trip appends nothing
+    lists = [call.func.value.value for call in calls]  # type: ignore[attr-defined]
+    values = [call.args[0].value for call in calls]
+    if len(set(lists)) != len(lists):
+        return []
+    shared = {*plan.params, *plan.nonlocals, *plan.globals}
+    use = name_use([*rest, *values])
+    for name in lists:
+        if name in shared or is_generated(name) or name in use.read | use.bound | use.closure_read:
+            return []
+    if len(calls) > 1:
+        names = [value.value for value in values if isinstance(value, cst.Name)]
+        if len(names) != len(values) or len(set(names)) != len(names):
+            return []
+        if any(name in shared or first_unconditional_binding(rest, name) is None for name in names):
+            return []
+    return calls
 
 
-def build_step(loop: Loop, plan: StepPlan, step: str, exit_name: str, head: int = 0) -> tuple[cst.FunctionDef, Loop]:
+def _append_of(stmt: cst.BaseStatement) -> Optional[cst.Call]:
+    """The call of ``stmt`` when it is ``name.append(value)`` alone on its line."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    expr = stmt.body[0]
+    if not isinstance(expr, cst.Expr) or not isinstance(expr.value, cst.Call):
+        return None
+    call = expr.value
+    method = call.func
+    plain = len(call.args) == 1 and not call.args[0].keyword and not call.args[0].star
+    if isinstance(method, cst.Attribute) and isinstance(method.value, cst.Name) and method.attr.value == "append":
+        return call if plain else None
+    return None
+
+
+def _returns_early(body: Sequence[cst.BaseStatement]) -> bool:
+    """Whether ``body`` holds a ``return`` of its own (not one of a nested function)."""
+    for stmt in body:
+        for node in walk.descendants(stmt, lambda node: type(node) not in NESTED_SCOPES):
+            if type(node) is cst.Return:
+                return True
+    return False
+
+
+def _tuple(items: Sequence[cst.BaseExpression]) -> cst.Tuple:
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    elements = [
+        cst.Element(as_element(item), comma=comma if i < len(items) - 1 else cst.MaybeSentinel.DEFAULT)
+        for i, item in enumerate(items)
+    ]
+    return cst.Tuple(elements, lpar=[], rpar=[])
+
+
+def _unpack(names: Sequence[str], call: cst.Call) -> cst.SimpleStatementLine:
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    targets = cst.Tuple(
+        [
+            cst.Element(cst.Name(n), comma=comma if i < len(names) - 1 else cst.MaybeSentinel.DEFAULT)
+            for i, n in enumerate(names)
+        ],
+        lpar=[],
+        rpar=[],
+    )
+    return _line(cst.Assign([cst.AssignTarget(targets)], call))
+
+
+def build_step(loop: Loop, plan: StepPlan, step: str, number: str, head: int = 0) -> tuple[cst.FunctionDef, Loop]:
     """The per-trip function and the loop that calls it, from ``loop`` (an updated node).
 
     The loop keeps its header, target, ``else`` clause and the ``head``
     leading statements of its body; the rest becomes one call (and what acts
-    on a ``break`` or ``return`` value).
+    on the flags it returns when the body can ``break`` or ``return``; their
+    names end in ``number``).
     """
     indent = block_indent(loop)
     kept = body_statements(loop.body)[:head]
-    statements = [s.visit(_ExitsToValues()) for s in body_statements(loop.body)[head:]]
+    statements = [s.visit(_ExitsToValues(plan)) for s in body_statements(loop.body)[head:]]
     body = [s for s in statements if isinstance(s, cst.BaseStatement)]
     if unconvertible(body) is None:
         converter = FStringsToFormat()
@@ -241,6 +380,17 @@ def build_step(loop: Loop, plan: StepPlan, step: str, exit_name: str, head: int 
     if declared:
         drop = DropAnnotations(declared)
         body = [s for s in (stmt.visit(drop) for stmt in body) if isinstance(s, cst.BaseStatement)]
+    if (plan.breaks or plan.returns) and not _ends_in_return(body):
+        body.append(_line(_outcome(plan, "next")))
+    collected = [] if plan.breaks or plan.returns else _collected(body, plan)
+    if collected:
+        # The trip's values come back out; the driver appends them.
+        appended = [call.args[0].value for call in collected]
+        out = appended[0] if len(appended) == 1 else _tuple(appended)
+        body = [
+            *body[: len(body) - len(collected)],
+            _line(cst.Return(out, whitespace_after_return=cst.SimpleWhitespace(" "))),
+        ]
     header: list[cst.BaseStatement] = []
     if plan.globals:
         header.append(_declaration(cst.Global, plan.globals))
@@ -252,19 +402,25 @@ def build_step(loop: Loop, plan: StepPlan, step: str, exit_name: str, head: int 
         body=cst.IndentedBlock(header + body, indent=indent),
     )
     call = _call(step, plan.params, plan.as_ints)
-    exit_value = cst.Name(exit_name)
+    stop, returned, value = (f"_gbfix_{kind}_{number}" for kind in ("stop", "returned", "value"))
+    # The driver's own ``return`` becomes the outline's ``return True, value`` (see build_outline).
+    give_back = _if(cst.Name(returned), [_line(cst.Return(cst.Name(value)))], indent)
     calls: list[cst.BaseStatement]
-    if plan.returns:
-        returned = cst.Subscript(exit_value, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
-        acts: list[cst.BaseStatement] = [_line(cst.Return(returned))]
-        if plan.breaks:
-            acts = [_if(exit_value, acts, indent), _line(cst.Break())]
+    if plan.returns and plan.breaks:
         calls = [
-            _line(cst.Assign([cst.AssignTarget(exit_value)], call)),
-            _if(_is_not_none(exit_value), acts, indent),
+            _unpack([stop, returned, value], call),
+            give_back,
+            _if(cst.Name(stop), [_line(cst.Break())], indent),
         ]
+    elif plan.returns:
+        calls = [_unpack([returned, value], call), give_back]
     elif plan.breaks:
-        calls = [_if(_is_not_none(call), [_line(cst.Break())], indent)]
+        calls = [_if(call, [_line(cst.Break())], indent)]
+    elif len(collected) == 1:
+        calls = [_line(cst.Expr(collected[0].with_changes(args=[cst.Arg(call)])))]
+    elif collected:
+        names = [cast(cst.Name, c.args[0].value).value for c in collected]
+        calls = [_unpack(names, call), *(_line(cst.Expr(c)) for c in collected)]
     else:
         calls = [_line(cst.Expr(call))]
     calls = [*kept, *calls]
@@ -274,6 +430,93 @@ def build_step(loop: Loop, plan: StepPlan, step: str, exit_name: str, head: int 
     return function, loop.with_changes(body=new_body)
 
 
-def driver_declarations(plan: StepPlan) -> list[cst.BaseStatement]:
-    """``name: object`` for each name the driver holds from trip to trip."""
-    return [local_declaration(name) for name in plan.driver_declare]
+class _InlineDrivers(cst.CSTTransformer):
+    """Puts each inner loop's driver back as its loop, keeping the per-trip functions it defined."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.steps: list[cst.FunctionDef] = []
+        self.found = 0
+        self.blocked = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        body = list(updated_node.body)
+        out: list[cst.BaseStatement] = []
+        index = 0
+        while index < len(body):
+            stmt = body[index]
+            if type(stmt) is cst.FunctionDef and helper_kind(stmt.name.value) == "loop":
+                inlined = self._inline(stmt, body[index + 1] if index + 1 < len(body) else None)
+                if inlined is not None:
+                    out.append(inlined)
+                    index += 2
+                    continue
+                self.blocked = True
+            out.append(stmt)
+            index += 1
+        return updated_node.with_changes(body=out)
+
+    def _inline(self, driver: cst.FunctionDef, call: Optional[cst.BaseStatement]) -> Optional[cst.BaseStatement]:
+        """The loop ``driver`` runs, when ``call`` calls it plainly and it holds only declarations,
+        per-trip functions and the loop (the steps go to ``self.steps``); None otherwise."""
+        called = (
+            isinstance(call, cst.SimpleStatementLine)
+            and len(call.body) == 1
+            and isinstance(call.body[0], cst.Expr)
+            and isinstance(call.body[0].value, cst.Call)
+            and isinstance(call.body[0].value.func, cst.Name)
+            and call.body[0].value.func.value == driver.name.value
+            and not call.body[0].value.args
+        )
+        if not called or not isinstance(driver.body, cst.IndentedBlock):
+            return None
+        loops: list[cst.BaseStatement] = []
+        steps: list[cst.FunctionDef] = []
+        for stmt in driver.body.body:
+            if isinstance(stmt, cst.SimpleStatementLine) and all(
+                isinstance(small, (cst.Nonlocal, cst.Global)) for small in stmt.body
+            ):
+                continue  # the driver's declarations: inline, the names are the enclosing scope's again
+            if type(stmt) is cst.FunctionDef and is_generated(stmt.name.value):
+                steps.append(stmt)
+            elif isinstance(stmt, (cst.For, cst.While)):
+                loops.append(stmt)
+            else:
+                return None
+        if len(loops) != 1:
+            return None
+        self.steps.extend(steps)
+        self.found += 1
+        assert call is not None
+        return loops[0].with_changes(leading_lines=driver.leading_lines)
+
+
+def inline_inner_drivers(loop: Loop) -> Optional[tuple[Loop, list[cst.FunctionDef]]]:
+    """``loop`` (an updated node) with the drivers of the loops inside it put back as their loops,
+    and the per-trip functions they defined; None when it holds no driver, or one that cannot go
+    back (it returns a value, or holds more than its loop).
+
+    An outlined loop that holds another keeps one helper level: its driver runs
+    both loops, and the inner loop's per-trip function is defined in it.
+    """
+    inliner = _InlineDrivers()
+    new_body = loop.body.visit(inliner)
+    if inliner.blocked or not inliner.found or not isinstance(new_body, cst.BaseSuite):
+        return None
+    return loop.with_changes(body=new_body), inliner.steps
+
+
+def step_nonlocals(step: cst.FunctionDef) -> set[str]:
+    """The names a per-trip function declares ``nonlocal``."""
+    return name_use(body_statements(step.body)).nonlocal_decl

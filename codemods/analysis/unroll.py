@@ -17,12 +17,13 @@ from codemods.analysis.fstrings import unconvertible
 from codemods.analysis.names.bindings import (
     DropAnnotations,
     NameUse,
+    bound_afresh,
     exits_of,
     first_unconditional_binding,
     function_scope_use,
     is_generated,
-    local_declaration,
     name_use,
+    private_elsewhere,
     target_names,
 )
 from codemods.analysis.nodes import block_indent, body_statements, dotted_name, single_assignment
@@ -41,8 +42,6 @@ class UnrollPlan:
     params: list[str]
     calls: list[list[cst.BaseExpression]]
     nonlocals: list[str] = field(default_factory=list)
-    #: names only the loop binds that the parent must hold (``name: object``)
-    declare: list[str] = field(default_factory=list)
     #: the loop variable is read after the loop: bind it before each call
     keep_target: bool = False
 
@@ -388,7 +387,8 @@ def plan_unroll(
         for part in ("bound", "read", "closure_read", "global_decl", "nonlocal_decl"):
             getattr(outside, part).update(getattr(orelse, part))
     plan = UnrollPlan(params=targets, calls=calls)  # type: ignore[arg-type]
-    plan.keep_target = bool(set(targets) & (outside.bound | outside.read | outside.closure_read | outside.global_decl))
+    seen_after = {t for t in targets if t in outside.global_decl or not private_elsewhere(func, loop, t)}
+    plan.keep_target = bool(seen_after & (outside.bound | outside.read | outside.closure_read | outside.global_decl))
     if set(targets) & outside.global_decl:
         return Refusal("the loop variable is declared `global`")
     if set(targets) & outside.nonlocal_decl:
@@ -404,17 +404,30 @@ def plan_unroll(
             continue
         if name in outside.global_decl:
             return Refusal(f"`{name}` is declared `global` in the function")
+        if name in outside.bound and name not in outside.nonlocal_decl:
+            if bound_afresh(body, name) and private_elsewhere(func, loop, name):
+                continue  # each trip binds it before reading it, and nothing elsewhere reads its value
         if name in outside.bound or name in outside.nonlocal_decl:
             plan.nonlocals.append(name)
             continue
         shared = name in outside.read or name in outside.closure_read or name in use.closure_read
         # A temporary bound afresh before any read in each trip can stay local
         # to the helper; anything else (read after the loop, carried from one
-        # trip to the next, bound only on some paths) must live in the parent.
+        # trip to the next, bound only on some paths) must live in the parent,
+        # which binds it nowhere else: only a declaration without a value
+        # would make it the parent's, and Dynamo cannot read that empty cell
+        # when it calls the helper ("Read uninitialized cell").
         if shared or first_unconditional_binding(body, name) is None:
-            plan.declare.append(name)
-            plan.nonlocals.append(name)
+            return Refusal(unbound_before(name, "the loop"))
     return plan
+
+
+def unbound_before(name: str, where: str) -> str:
+    """Why a rewrite that would need ``name`` declared without a value is refused."""
+    return (
+        f"`{name}` is first bound in {where} and used after it or on a later trip; a helper could share it "
+        f"only through a declaration without a value, which Dynamo cannot read (bind `{name}` before the loop)"
+    )
 
 
 # -- building the replacement ------------------------------------------------------
@@ -456,11 +469,7 @@ def build_unrolled(
         body=cst.IndentedBlock(body=header + body, indent=block_indent(loop)),
         leading_lines=loop.leading_lines,
     )
-    out: list[cst.BaseStatement] = [local_declaration(name) for name in plan.declare]
-    if out:
-        out[0] = out[0].with_changes(leading_lines=loop.leading_lines)
-        helper_def = helper_def.with_changes(leading_lines=())
-    out.append(helper_def)
+    out: list[cst.BaseStatement] = [helper_def]
     for args in plan.calls:
         if plan.keep_target:
             # Bound before each trip, as the loop binds it: a trip that raises

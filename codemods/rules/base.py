@@ -22,7 +22,7 @@ from codemods.analysis.breaks.cst import BreakProvider, BreakReason, BreakSite, 
 from codemods.analysis.causes import CauseAnalysis, analyse_causes, cause_removes
 from codemods.analysis.fix_safety import FixMode, Safety
 from codemods.analysis.helper_layout import SpaceHelpers
-from codemods.analysis.helper_names import NameAllocator
+from codemods.analysis.helper_names import NameAllocator, RenumberHelpers
 from codemods.analysis.names.bindings import DeclareHelperNonlocals
 from codemods.analysis.reach import NO_FACTS, ProjectFacts, Reach, ReachMode, unit_names
 from codemods.analysis.tensors.cst import FunctionTensors, FunctionTensorsProvider, TensorFacts, inline_tensor_ops
@@ -221,6 +221,7 @@ class Rule(Codemod, cst.CSTTransformer):
         if any(finding.applied for finding in self.findings):
             # Helpers made for different statements may share a name no statement left binds.
             new = new.visit(DeclareHelperNonlocals())
+            new = new.visit(RenumberHelpers(self.options.first_helper_number, self.names.next))
             new = new.visit(SpaceHelpers())
         return new
 

@@ -51,10 +51,10 @@ Fix safety
     iterable elements that the body could change, or an f-string with no
     exact ``str.format`` spelling (a field nested in a format spec with a
     conversion of its own). Such loops are GBF002's
-    (outlining). A name the loop alone binds but the rest of the function
-    reads, or that carries a value from one trip to the next, lives in the
-    parent: declared there with a bare ``name: object`` annotation, which
-    binds nothing, so an unbound read still fails as before.
+    (outlining). So is a loop that binds a name first, which the rest of
+    the function reads or the next trip reads before binding it: the parent
+    could share it only through a declaration without a value, an empty
+    cell Dynamo cannot read when it calls the helper.
 """
 
 from __future__ import annotations

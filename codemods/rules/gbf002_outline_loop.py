@@ -39,7 +39,9 @@ Rewritten
     the loop: its frame is skipped and runs eagerly, but each call it makes
     of the body's function is a frame of its own, which Dynamo compiles,
     resuming after the break inside it. So the work of every trip runs in
-    graphs too. Nested loops that break are each treated so. When every
+    graphs too. Nested loops that break share the outer loop's helper,
+    which runs them all and defines each inner loop's per-trip function: one
+    helper level, whatever the depth. When every
     break of the body comes before its tensor work (``if idx == n: continue``
     and ``torch.where(mask[idx])`` before an expert's matmuls), the statements
     up to the last break stay in the loop helper, which runs them eagerly,
@@ -72,35 +74,49 @@ Rewritten
 
 Fix safety
     Safe: the body runs unchanged, once per trip, in closures that share the
-    function's names (``nonlocal``; a bare ``name: object`` annotation
-    declares a name without assigning it). A name the body binds anew on
-    every trip before reading it stays the body's own; one it carries from
-    trip to trip lives in the loop helper. The loop target is passed to each
-    call, unless the body rebinds it or a closure captures it. ``continue``
-    ends the call; ``break`` and ``return`` end it with a value the loop
-    helper acts on; ``return`` then propagates through the helper's call;
-    ``for ... else`` stays on the loop. The loop is left alone, with the
-    reason, when it contains ``yield``/``await``, ``break``/``continue`` of
-    an outer loop, ``global``/``nonlocal`` statements, zero-argument
+    function's names (``nonlocal``). A name the body binds anew on every
+    trip before reading it stays the body's own. No helper declares a name
+    without a value (Dynamo cannot read that empty cell when it calls the
+    helper): a name first bound in the loop and read after it leaves the
+    loop alone, with the reason; one the body carries from trip to trip that
+    nothing binds before the loop makes the loop helper run the trips itself.
+    The loop target is passed to each call, unless the body rebinds it or a
+    closure captures it. ``continue`` ends the call; ``break`` and
+    ``return`` end it with plain flags the loop helper acts on (``True`` to
+    stop; ``(returned, value)``); ``return`` then propagates through the
+    helper's call; ``for ... else`` stays on the loop. A body that ends by
+    appending to a list it does not otherwise touch returns the value, and
+    the loop helper appends it (a list grown in the compiled frame is
+    guarded by its length: a compile per trip). The loop is left alone, with
+    the reason, when it contains ``yield``/``await``, ``break``/``continue``
+    of an outer loop, ``global``/``nonlocal`` statements, zero-argument
     ``super()``, ``__class__`` or ``locals()``.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Optional, Sequence
 
 import libcst as cst
 
 from codemods.analysis.helper_names import hint_of, is_outlined
 from codemods.analysis.host_loops import device_value_names, host_loop
-from codemods.analysis.names.bindings import target_names
+from codemods.analysis.names.bindings import name_use, target_names
 from codemods.analysis.nodes import ITEM_BUILTINS, NESTED_SCOPES, body_statements, dotted_name
 from codemods.analysis.outline import (
+    OutlinePlan,
     OutlineRefusal,
     build_outline,
     plan_outline,
 )
-from codemods.analysis.per_iteration import build_step, driver_declarations, eager_head, plan_step
+from codemods.analysis.per_iteration import (
+    StepPlan,
+    build_step,
+    eager_head,
+    inline_inner_drivers,
+    plan_step,
+    step_nonlocals,
+)
 from codemods.analysis.scalar_index import int_indices
 from codemods.analysis.unroll import UnrollPlan, plan_unroll
 from codemods.fastcst import walk
@@ -194,7 +210,7 @@ class OutlineLoop(LoopRule):
             return updated
         if self._unrollable(original, func):
             return updated  # GBF001's: unrolling captures more
-        plan = plan_outline(original, func)
+        plan = plan_outline(original, func, declare=False)
         message = self.describe_break(func, sites)
         nothing = self.nothing_to_capture(func)
         if nothing:
@@ -205,30 +221,64 @@ class OutlineLoop(LoopRule):
             self.report(original, message, "none", note=host)
             return updated
         whole = not self._body_ops(original, func)
-        little = self._little_to_capture(original, func) if whole else ""
+        little = self._little_to_capture(original, func, "the loop holds no tensor op of its own") if whole else ""
         if little:
             self.report(original, message, "none", note=little)
             return updated
         if isinstance(plan, OutlineRefusal):
             self.report(original, message, "none", note=f"not outlined: {plan.reason}")
             return updated
+        inner_steps: list[cst.FunctionDef] = []
+        moved = updated
+        inlined = inline_inner_drivers(updated)
+        if inlined is not None and self._steps_fit(inlined, plan):
+            # Loops inside this one were given drivers of their own: this driver runs them, and
+            # defines their per-trip functions, so every loop has one helper level.
+            moved, inner_steps = inlined
+        step_plan: Optional[StepPlan] = None
+        head = kept = 0
+        if not whole:
+            head, kept = self._eager_head(original, moved, func, plan.nonlocals)
+            step_plan = plan_step(original, plan, head)
+            if step_plan.driver_declare or (inner_steps and not head):
+                # A name carried from trip to trip that nothing binds before the loop could cross
+                # from one call to the next only through a declaration without a value; a body that
+                # runs an inner loop's trips would break in a loop again: the loop helper runs the
+                # trips itself.
+                carried = step_plan.driver_declare
+                step_plan = None
+                why = (
+                    f"`{carried[0]}` carries a value from trip to trip and nothing binds it before the loop"
+                    if carried
+                    else "its body runs an inner loop that breaks"
+                )
+                little = self._little_to_capture(original, func, why)
+                if little:
+                    self.report(original, message, "none", note=little)
+                    return updated
         if not self.report(original, message, "safe"):
             return updated
         driver = self.names.fresh("loop", _loop_hint(original))
-        if whole:
-            # Nothing of the body's own would run in a graph: the calls it makes
-            # compile as frames of their own from the skipped loop helper, and a
-            # per-trip frame around them would only add guards and graph calls.
-            return cst.FlattenSentinel(build_outline(updated, plan, driver))
-        head, kept = self._eager_head(original, updated, func, plan.nonlocals)
-        step_plan = plan_step(original, plan, head)
+        if step_plan is None:
+            # Nothing of the body's own would run in a graph (or it cannot run per trip): the calls
+            # it makes compile as frames of their own from the skipped loop helper, and a per-trip
+            # frame around them would only add guards and graph calls.
+            return cst.FlattenSentinel(build_outline(moved, plan, driver, inner_steps))
         step_plan.as_ints = int_indices(
             original, head, step_plan.params, self.tensor_facts(func), self.method_class(), self.module
         )
         step = self.names.fresh("step", _step_hint(original))
-        function, loop = build_step(updated, step_plan, step, f"_gbfix_exit_{step.rsplit('_', 1)[1]}", kept)
-        prelude = [*driver_declarations(step_plan), function]
+        function, loop = build_step(moved, step_plan, step, step.rsplit("_", 1)[1], kept)
+        prelude = [function, *inner_steps]
         return cst.FlattenSentinel(build_outline(loop, plan, driver, prelude))
+
+    def _steps_fit(self, inlined: tuple[Loop, list[cst.FunctionDef]], plan: OutlinePlan) -> bool:
+        """Whether every name the inner per-trip functions share is bound by this loop's driver (its
+        own code, or the function's through it), so they can be defined there."""
+        loop, steps = inlined
+        own = name_use([loop])
+        bound = own.bound | set(plan.nonlocals) | set(plan.globals)
+        return all(step_nonlocals(step) <= bound for step in steps)
 
     def _eager_head(
         self, original: Loop, updated: Loop, func: cst.FunctionDef, shared: Sequence[str]
@@ -244,7 +294,7 @@ class OutlineLoop(LoopRule):
         kept = len(body_statements(updated.body)) - (len(body) - head)
         return (head, kept) if head and kept >= head else (0, 0)
 
-    def _little_to_capture(self, loop: Loop, func: cst.FunctionDef) -> str:
+    def _little_to_capture(self, loop: Loop, func: cst.FunctionDef, why: str) -> str:
         """Why outlining ``loop`` whole would cost more than it captures, or "" when it is worth it.
 
         Outlined whole, the loop's own trips still run eagerly; what comes into
@@ -261,7 +311,7 @@ class OutlineLoop(LoopRule):
             return ""
         ops = f"{outside} inline tensor op{'s' if outside != 1 else ''}" if outside else "nothing"
         return (
-            f"too little to capture: the loop holds no tensor op of its own, so outlining it would bring "
+            f"too little to capture: {why}, so outlining it whole would bring "
             f"{ops} into a graph, not worth a frame Dynamo guards and resumes on every call"
         )
 

@@ -1,4 +1,8 @@
-"""A value carried from one iteration to the next lives in the parent (declared, not bound)."""
+"""A value carried from one iteration to the next.
+
+Left unchanged: a name first bound in the loop and used after it (or on a later trip)
+could be shared only through a declaration without a value, which Dynamo cannot read.
+"""
 import torch
 
 

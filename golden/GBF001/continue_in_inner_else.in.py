@@ -1,5 +1,7 @@
 """A ``continue`` in the ``else`` of an inner loop belongs to the outer loop.
 
+Left unchanged: a name first bound in the loop and used after it (or on a later trip)
+could be shared only through a declaration without a value, which Dynamo cannot read.
 Unrolling the outer loop turns it into ``return``; the inner loop's body keeps
 its own ``continue``s.
 """

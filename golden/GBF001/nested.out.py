@@ -3,20 +3,20 @@ import torch
 
 
 def grid(x):
-    def _gbfix_inner_2(i):
+    def _gbfix_inner_1(i):
         nonlocal x
         x = x + 1
 
-        def _gbfix_inner_1(j):
+        def _gbfix_inner_2(j):
             nonlocal x
             x = x * 0.5 + j
             print("cell", i, j)
 
-        _gbfix_inner_1(10)
-        _gbfix_inner_1(20)
+        _gbfix_inner_2(10)
+        _gbfix_inner_2(20)
 
-    _gbfix_inner_2(0)
-    _gbfix_inner_2(1)
+    _gbfix_inner_1(0)
+    _gbfix_inner_1(1)
     return x
 
 

@@ -8,20 +8,20 @@ import torch
 def f(x):
     x = x.sin()
 
-    def _gbfix_inner_2(i):
+    def _gbfix_inner_1(i):
         nonlocal x
         torch._dynamo.graph_break()
 
-        def _gbfix_inner_1(j):
+        def _gbfix_inner_2(j):
             nonlocal x
             torch._dynamo.graph_break()
             x += 1
 
-        _gbfix_inner_1(0)
-        _gbfix_inner_1(1)
+        _gbfix_inner_2(0)
+        _gbfix_inner_2(1)
 
-    _gbfix_inner_2(0)
-    _gbfix_inner_2(1)
+    _gbfix_inner_1(0)
+    _gbfix_inner_1(1)
     return x.cos()
 
 

@@ -8,10 +8,8 @@ class Picker(torch.nn.Module):
             nonlocal x
             x = x + torch.where(x > 1)[0].sum()
 
-        i = 0
-        _gbfix_inner_1(i)
-        i = 1
-        _gbfix_inner_1(i)
+        _gbfix_inner_1(0)
+        _gbfix_inner_1(1)
         for i in range(2):
             x = torch.where(x > 0, x, -x) + i
         return x

@@ -1,4 +1,8 @@
-"""`best` is first bound inside the loop and read after it."""
+"""`best` is first bound inside the loop and read after it.
+
+Left unchanged: a name first bound in the loop and used after it (or on a later trip)
+could be shared only through a declaration without a value, which Dynamo cannot read.
+"""
 import torch
 
 

@@ -13,10 +13,11 @@ def f(x):
             x = x + 1
             if i == 2:
                 print("stop at", i)
-                return ()
+                return True
+            return False
 
         for i in range(5):
-            if _gbfix_i_step_2(i) is not None:
+            if _gbfix_i_step_2(i):
                 break
 
     _gbfix_loop_1()

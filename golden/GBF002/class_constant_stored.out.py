@@ -15,13 +15,13 @@ class Mixer(nn.Module):
         def _gbfix_loop_1():
             nonlocal x
 
-            def _gbfix_step_step_2(step):
+            def _gbfix_step_2(step):
                 nonlocal x
                 x = torch.tanh(self.fc(x)) + step
                 print("step", step)
 
             for step in range(Mixer.NUM_STEPS):
-                _gbfix_step_step_2(step)
+                _gbfix_step_2(step)
 
         _gbfix_loop_1()
         return x

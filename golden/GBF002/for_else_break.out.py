@@ -11,10 +11,11 @@ def f(x, limit=2.5):
             x = x * 1.1
             print("trip", i)
             if x.sum().item() > limit * 10:
-                return ()
+                return True
+            return False
 
         for i in range(x.numel()):
-            if _gbfix_i_step_2(i) is not None:
+            if _gbfix_i_step_2(i):
                 break
         else:
             x = x - 100

@@ -6,10 +6,9 @@ import torch
 def f(x, n=3):
     def _gbfix_loop_1():
         nonlocal x
-        scale: object
 
         def _gbfix_i_step_2(i):
-            nonlocal scale, x
+            nonlocal x
             if i % 2:
                 scale = x.abs().max()
             else:

@@ -1,10 +1,11 @@
 # golden: --select GBF001,GBF002
-"""An inner loop GBF001 refuses, inside an outer loop it unrolls.
+"""An inner loop GBF001 refuses, inside an outer loop it could unroll.
 
-The inner loop's variable is read by a closure, so it is not unrolled; once
-the outer loop is a helper, the inner loop is the loop that skips that
-helper's frame and is outlined, in the same run (a second run must find
-nothing left to do).
+The inner loop's variable is read by a closure, so it is not unrolled; and,
+first bound inside the outer loop, it could be shared with the outer loop's
+helper only through a declaration without a value, so the outer loop is not
+unrolled either. GBF002 outlines both loops in one helper, which defines the
+inner loop's per-trip function (a second run must find nothing left to do).
 """
 import torch
 

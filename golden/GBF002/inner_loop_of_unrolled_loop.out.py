@@ -1,39 +1,34 @@
 # golden: --select GBF001,GBF002
-"""An inner loop GBF001 refuses, inside an outer loop it unrolls.
+"""An inner loop GBF001 refuses, inside an outer loop it could unroll.
 
-The inner loop's variable is read by a closure, so it is not unrolled; once
-the outer loop is a helper, the inner loop is the loop that skips that
-helper's frame and is outlined, in the same run (a second run must find
-nothing left to do).
+The inner loop's variable is read by a closure, so it is not unrolled; and,
+first bound inside the outer loop, it could be shared with the outer loop's
+helper only through a declaration without a value, so the outer loop is not
+unrolled either. GBF002 outlines both loops in one helper, which defines the
+inner loop's per-trip function (a second run must find nothing left to do).
 """
 import torch
 
 
 def collect(x):
     readers = []
-    j: object
 
-    def _gbfix_inner_1(i):
-        nonlocal j, x
-        x = x + i
+    def _gbfix_loop_1():
+        nonlocal x
 
-        def _gbfix_loop_2():
-            nonlocal j, x
+        def _gbfix_j_step_2(j):
+            nonlocal x
+            x = x * 1.5
+            print("inner", i, j)
 
-            def _gbfix_j_step_3(j):
-                nonlocal x
-                x = x * 1.5
-                print("inner", i, j)
-
+        for i in range(2):
+            x = x + i
             for j in range(x.numel()):
-                _gbfix_j_step_3(j)
+                _gbfix_j_step_2(j)
             else:
                 readers.append(lambda: j)
 
-        _gbfix_loop_2()
-
-    _gbfix_inner_1(0)
-    _gbfix_inner_1(1)
+    _gbfix_loop_1()
     return x + sum(r() for r in readers)
 
 

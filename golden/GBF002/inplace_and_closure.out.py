@@ -7,17 +7,11 @@ def f(x, n=3):
     readers = []
 
     def _gbfix_loop_1():
-        v: object
-
-        def _gbfix_i_step_2(i):
-            nonlocal v
+        for i in range(n):
             v = x * (i + 1)
             buf.add_(v)
             readers.append(lambda: v.sum())
             print("trip", i)
-
-        for i in range(n):
-            _gbfix_i_step_2(i)
 
     _gbfix_loop_1()
     # every closure sees the last `v`, as in the loop as written

@@ -25,13 +25,13 @@ class Decoder(torch.nn.Module):
         def _gbfix_loop_1():
             nonlocal x
 
-            def _gbfix_step_step_2(step):
+            def _gbfix_step_2(step):
                 nonlocal x
                 x = x * 0.5 + torch.tanh(x)
                 print("refine step", step)
 
             for step in range(x.shape[0]):
-                _gbfix_step_step_2(step)
+                _gbfix_step_2(step)
 
         _gbfix_loop_1()
         return x

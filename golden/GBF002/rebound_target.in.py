@@ -1,4 +1,8 @@
-"""The body rebinds the loop variable, read after the loop: it stays the loop helper's, shared."""
+"""The body rebinds the loop variable, read after the loop.
+
+Left unchanged: a name first bound in the loop and used after it (or on a later trip)
+could be shared only through a declaration without a value, which Dynamo cannot read.
+"""
 import torch
 
 

@@ -11,14 +11,15 @@ def first_large(x, limit=2):
         def _gbfix_i_step_2(i):
             nonlocal x
             if i == limit:
-                return ((x[i] * 10, i),)
+                return True, (x[i] * 10, i)
             print("row", i)
             x = x + 1
+            return False, None
 
         for i in range(x.shape[0]):
-            _gbfix_exit_2 = _gbfix_i_step_2(i)
-            if _gbfix_exit_2 is not None:
-                return True, _gbfix_exit_2[0]
+            _gbfix_returned_2, _gbfix_value_2 = _gbfix_i_step_2(i)
+            if _gbfix_returned_2:
+                return True, _gbfix_value_2
         return False, None
 
     _gbfix_returned_1, _gbfix_value_1 = _gbfix_loop_1()

@@ -15,13 +15,13 @@ class Refiner(nn.Module):
         def _gbfix_loop_1():
             nonlocal x
 
-            def _gbfix_step_step_2(step):
+            def _gbfix_step_2(step):
                 nonlocal x
                 x = x + 0.1 * self.fc(x)
                 print(self.__class__.__name__, "step", step)
 
             for step in range(self.steps):
-                _gbfix_step_step_2(step)
+                _gbfix_step_2(step)
 
         _gbfix_loop_1()
         return x.tanh()

@@ -1,6 +1,8 @@
 # golden: --select GBF001,GBF002
 """A while loop holding a constant loop that GBF001 unrolls first.
 
+Left unchanged: a name first bound in the loop and used after it (or on a later trip)
+could be shared only through a declaration without a value, which Dynamo cannot read.
 The unrolled inner loop leaves ``scaled: object`` in the while body; the
 helper that outlines the while declares ``nonlocal scaled`` and must not keep
 that annotation (a SyntaxError).

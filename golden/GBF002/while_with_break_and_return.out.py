@@ -12,17 +12,18 @@ def f(x, n=5):
             nonlocal i, x
             x = x + i
             if x.sum() > 1000:
-                return (x * 0,)
+                return True, True, x * 0
             print("trip", i)
             if i == 3:
-                return ()
+                return True, False, None
             i += 1
+            return False, False, None
 
         while i < n:
-            _gbfix_exit_2 = _gbfix_step_2()
-            if _gbfix_exit_2 is not None:
-                if _gbfix_exit_2:
-                    return True, _gbfix_exit_2[0]
+            _gbfix_stop_2, _gbfix_returned_2, _gbfix_value_2 = _gbfix_step_2()
+            if _gbfix_returned_2:
+                return True, _gbfix_value_2
+            if _gbfix_stop_2:
                 break
         return False, None
 

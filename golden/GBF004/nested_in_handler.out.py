@@ -7,17 +7,17 @@ import torch
 
 def fn(x):
     x = x.sin()
-    _gbfix_ok_2 = False
+    _gbfix_ok_1 = False
     try:
         y = x + 1
-        _gbfix_ok_2 = True
+        _gbfix_ok_1 = True
     except ValueError:
         try:
             y = x - 1
             print("fallback")
         except RuntimeError:
             y = x
-    if _gbfix_ok_2:
+    if _gbfix_ok_1:
         print("y ready")
         try:
             y = y * 2
@@ -28,13 +28,13 @@ def fn(x):
             except RuntimeError:
                 y = x
         else:
-            _gbfix_ok_1 = False
+            _gbfix_ok_2 = False
             try:
                 y = y.exp()
-                _gbfix_ok_1 = True
+                _gbfix_ok_2 = True
             except RuntimeError:
                 pass
-            if _gbfix_ok_1:
+            if _gbfix_ok_2:
                 print("exp done")
                 try:
                     y = y + 1

@@ -14,11 +14,11 @@ close over the block's names), never their bindings.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Optional, Sequence, Union
+from typing import Iterable, Iterator, Optional, Sequence, Union, cast
 
 import libcst as cst
 
-from codemods.analysis.nodes import body_statements, dotted_name
+from codemods.analysis.nodes import NESTED_SCOPES, body_statements, dotted_name
 from codemods.fastcst import walk
 
 
@@ -324,6 +324,38 @@ def function_scope_use(func: cst.FunctionDef, *exclude: cst.CSTNode) -> NameUse:
     return use
 
 
+def private_elsewhere(func: cst.FunctionDef, stmt: cst.CSTNode, name: str) -> bool:
+    """Whether no code of ``func`` outside ``stmt`` can see a value ``stmt`` binds to ``name``.
+
+    Every read of ``name`` elsewhere lies in a loop or ``if`` (not around
+    ``stmt``) that binds it afresh before reading it (its target, or its body:
+    see :func:`bound_afresh`); no closure reads it, no ``global``/``nonlocal``
+    names it. Two loops that reuse a variable or a temporary (``for i in
+    ...`` twice) then each keep their own.
+    """
+    covered: list[cst.CSTNode] = []
+
+    def enter(node: cst.CSTNode) -> bool:
+        if node is stmt or type(node) in NESTED_SCOPES:
+            return False
+        if type(node) in (cst.For, cst.While, cst.If) and not _holds(node, stmt):
+            if _compound_afresh(cast(cst.BaseStatement, node), name):
+                covered.append(node)
+                return False
+        return True
+
+    for _ in walk.descendants(func.body, enter):
+        pass
+    rest = function_scope_use(func, stmt, *covered)
+    return not (
+        name in rest.read or name in rest.closure_read or name in rest.global_decl or name in rest.nonlocal_decl
+    )
+
+
+def _holds(node: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    return any(found is inner for found in walk.descendants(node))
+
+
 # -- control flow --------------------------------------------------------------
 
 
@@ -476,12 +508,37 @@ def bound_afresh(body: Sequence[cst.BaseStatement], name: str) -> bool:
     that mentions the name is a loop whose target binds it or whose body binds
     it afresh, or an ``if`` each branch of which does (its test reads nothing
     of it): no read can see a value from an earlier pass. A ``for``'s
-    iterable and a loop's ``else`` count as mentions outside.
+    iterable and a loop's ``else`` count as mentions outside. The first
+    statement that mentions the name may also be an ``if``/``else`` that binds
+    it on every branch, with reads after it.
     """
     if first_unconditional_binding(body, name) is not None:
         return True
     holders = [stmt for stmt in body if _mentions([stmt], name)]
+    if holders and _binds_on_every_path(holders[0], name):
+        return True  # `if c: s = a` / `else: s = b`, then reads of `s`
     return len(holders) == 1 and _compound_afresh(holders[0], name)
+
+
+def _binds_on_every_path(stmt: cst.BaseStatement, name: str) -> bool:
+    """Whether ``stmt``, an ``if`` with an ``else``, binds ``name`` on every branch before
+    anything there reads it (and its tests read nothing of it)."""
+    if not isinstance(stmt, cst.If) or _mentions([stmt.test], name):
+        return False
+    if not _block_binds(body_statements(stmt.body), name):
+        return False
+    orelse = stmt.orelse
+    if isinstance(orelse, cst.If):
+        return _binds_on_every_path(orelse, name)
+    return isinstance(orelse, cst.Else) and _block_binds(body_statements(orelse.body), name)
+
+
+def _block_binds(body: Sequence[cst.BaseStatement], name: str) -> bool:
+    """Whether ``body`` binds ``name`` on every path before reading it."""
+    if first_unconditional_binding(body, name) is not None:
+        return True
+    mentions = [stmt for stmt in body if _mentions([stmt], name)]
+    return bool(mentions) and _binds_on_every_path(mentions[0], name)
 
 
 def _mentions(nodes: Sequence[cst.CSTNode], name: str) -> bool:

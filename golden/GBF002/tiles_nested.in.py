@@ -1,0 +1,33 @@
+"""Three nested loops over tiles whose innermost body breaks (a decoder that prints): one
+loop helper runs all three loops, the outer bodies eagerly, and defines the innermost
+body's per-trip function. No helper inside a helper's helper, no declaration without a
+value (`row` is bound by the middle loop's body before the innermost loop reads it)."""
+import torch
+
+
+def denoise(t, steps):
+    print("denoise", tuple(t.shape))
+    return t * 0.5 + steps
+
+
+def decode(z, tiles_t=(0, 1), tiles_h=(0, 2), tiles_w=(0, 2, 4)):
+    z = z.tanh()
+    groups = []
+    for t0 in tiles_t:
+        rows = []
+        for h0 in tiles_h:
+            row = []
+            for w0 in tiles_w:
+                tile = z[t0, h0 : h0 + 2, w0 : w0 + 2] * 2
+                row.append(denoise(tile, 3))
+            rows.append(torch.cat(row, dim=1))
+        groups.append(torch.cat(rows, dim=0))
+    return torch.stack(groups).sum(0).relu()
+
+
+ENTRY = decode
+EXPECT_SKIPPED_AFTER = 1
+
+
+def example_inputs():
+    return (torch.linspace(-1.0, 1.0, 2 * 4 * 6).reshape(2, 4, 6),)
