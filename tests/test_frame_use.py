@@ -56,6 +56,7 @@ CASES = {
         "    try:\n"
         "        x = x + 1\n"
         "        print('in')\n"
+        "        x = x - 2\n"
         "    except ValueError:\n"
         "        pass\n"
         "    return x, sorted(vars())\n"
