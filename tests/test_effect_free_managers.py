@@ -198,7 +198,7 @@ def test_an_effect_free_manager_is_split_by_default(case: str) -> None:
     text = program(case, EFFECT_FREE[case])
     outcome = rewrite(text)
     assert outcome.new_text is not None
-    assert "    print(\"inside\", x.shape)\n    with Manager(" in outcome.new_text
+    assert '    print("inside", x.shape)\n    with Manager(' in outcome.new_text
     assert "_gbfix_" not in outcome.new_text
     (finding,) = outcome.findings
     assert finding.fix == "safe"

@@ -279,9 +279,7 @@ def handler_classes(handler: cst.ExceptHandler) -> Optional[list[cst.BaseExpress
     return [handler.type]
 
 
-def caught_by(
-    handlers: Sequence[cst.ExceptHandler], raised: Raised, rebound: Callable[[str], bool]
-) -> Optional[str]:
+def caught_by(handlers: Sequence[cst.ExceptHandler], raised: Raised, rebound: Callable[[str], bool]) -> Optional[str]:
     """The first handler class (as written) that may catch something in ``raised``, or None.
 
     ``rebound`` says whether a builtin's name is bound to something else in the file.

@@ -350,4 +350,3 @@ def _assign(name: str, value: str) -> cst.SimpleStatementLine:
 
 
 _UNSAFE_WHY = "the breaking statement runs outside the handlers, so an exception it raises is no longer caught"
-

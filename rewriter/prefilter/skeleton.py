@@ -155,8 +155,10 @@ def build_skeleton(
     # Docstrings, and multi-line values at module and class level, never matter
     # to a rule acting inside functions; module level keeps the names it binds.
     for first, last, stmt, where in facts.blankable:
-        if _any_between(special, first, last) or _within(managers, first, last) or not (
-            _starts_line(lines[first - 1], stmt) and _ends_line(lines[last - 1], stmt)
+        if (
+            _any_between(special, first, last)
+            or _within(managers, first, last)
+            or not (_starts_line(lines[first - 1], stmt) and _ends_line(lines[last - 1], stmt))
         ):
             continue
         head = _blank_head(stmt, where)
