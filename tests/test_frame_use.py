@@ -37,8 +37,10 @@ CASES = {
     ),
     "GBF003": (
         "import torch\n\n"
+        "ENTERED = []\n\n"
         "class Tracker:\n"
         "    def __enter__(self):\n"
+        "        ENTERED.append(self)  # an effect: GBF003 does not split the block by default\n"
         "        return self\n\n"
         "    def __exit__(self, *exc):\n"
         "        return False\n\n"
@@ -56,6 +58,7 @@ CASES = {
         "    try:\n"
         "        x = x + 1\n"
         "        print('in')\n"
+        "        x = x - 2\n"
         "    except ValueError:\n"
         "        pass\n"
         "    return x, sorted(vars())\n"

@@ -148,11 +148,15 @@ def test_a_generator_expression_in_a_nested_function_is_that_function_s_own() ->
     assert finding.fix == "none" and finding.note.startswith("too little to capture")
 
 
+#: a manager with an effect (entering it twice would show): GBF003 does not split it by default
 TRACKER = (
     "import torch\n"
     "\n"
+    "ENTERED = []\n"
+    "\n"
     "class Tracker:\n"
     "    def __enter__(self):\n"
+    "        ENTERED.append(self)\n"
     "        return self\n"
     "\n"
     "    def __exit__(self, *exc):\n"

@@ -222,18 +222,18 @@ def test_recorded_lines_follow_their_statements_across_rules(tmp_path):
     text = (
         "import lib\n\n\n"
         "def a(x):\n    for i in range(3):\n        x = lib.audit(x) + i\n    return x\n\n\n"
-        "class CM:\n    def __enter__(self):\n        return self\n\n"
+        "class CM:\n    def __enter__(self):\n        lib.entered(self)\n        return self\n\n"
         "    def __exit__(self, *exc):\n        return False\n\n\n"
         "def b(x):\n    with CM():\n        x = x + 1\n        lib.audit(x)\n    return x * 2\n\n\n"
         "def c(x, n):\n    while n < 3:\n        n += 1\n        x = lib.audit(x)\n    return x\n"
     )
     path = str(tmp_path / "m.py")
-    lines = frozenset({6, 21, 28})
+    lines = frozenset({6, 22, 29})
     outcome = transform_source(text, path, Settings(recorded_breaks={path: lines}))
     # GBF001 changes the tree first; GBF003 and GBF002 still find their recorded breaks
     assert sorted({f.code for f in outcome.findings if f.applied}) == ["GBF001", "GBF002", "GBF003"]
     moved = follow_lines(text, outcome.new_text, lines)
-    assert moved == {7, 28, 41}
+    assert moved == {7, 29, 42}
     new_lines = outcome.new_text.splitlines()
     assert [new_lines[n - 1].strip() for n in sorted(moved)] == [
         "x = lib.audit(x) + i",

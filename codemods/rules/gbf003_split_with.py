@@ -53,10 +53,17 @@ Fix safety
     it: a manager that counts, times, locks or owns a resource behaves
     differently, and re-entering creates a new manager object. It is
     therefore unsafe, unless the manager's qualified name is listed in
-    ``[tool.gbfix] reentrant_context_managers``. Splitting is only offered
+    ``[tool.gbfix] reentrant_context_managers``, or the manager is a class of
+    the file whose ``__init__``, ``__enter__`` and ``__exit__`` only store
+    constants, their parameters and their own attributes in the object's
+    attributes and let every exception through (the guide's
+    ``CustomCtxManager``; :mod:`codemods.analysis.managers` says what
+    counts): nothing but the discarded object sees it entered twice, or the
+    break run outside it. Splitting is only offered
     when the break is one statement of the block's own body but not its
     only one (else no ``with`` would be left and the manager would not be
-    entered at all), every manager is constructed in the ``with`` line, and
+    entered at all; for a manager of no effect that does not matter, and
+    the break leaves the block), every manager is constructed in the ``with`` line, and
     no ``as`` target would have to live across the break (Dynamo cannot
     carry the manager object over it). Otherwise the block is outlined,
     which is safe.
@@ -77,6 +84,7 @@ import libcst as cst
 from codemods.analysis.fix_safety import Safety
 from codemods.analysis.frame_skip import resumes_in
 from codemods.analysis.frame_use import coroutine_refusal
+from codemods.analysis.managers import effect_free_manager
 from codemods.analysis.names.scopes import manager_names
 from codemods.analysis.nodes import body_statements
 from codemods.fastcst import walk
@@ -154,6 +162,15 @@ class SplitWith(BlockRule):
                 return True
         return False
 
+    def effect_free(self, item: cst.WithItem) -> bool:
+        """A manager made in the ``with`` line of a class of the file whose entry and exit act
+        on nothing but the object (:mod:`codemods.analysis.managers`)."""
+        expr = item.item
+        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name)) or item.asname is not None:
+            return False
+        cls = self.classes.get(expr.func.value)
+        return cls is not None and effect_free_manager(cls) is None
+
     def breaking_dunder(self, item: cst.WithItem) -> Optional[str]:
         """``Timer.__enter__`` when a same-module manager breaks on entry or exit."""
         expr = item.item
@@ -210,7 +227,7 @@ class SplitWith(BlockRule):
             return updated_node
         reason = self.split_refusal(original_node, sites, dunder) or coroutine_refusal(func) or None
         if reason is None:
-            safe = all(self.reentrant(i) or self.resumable(i) for i in original_node.items)
+            safe = all(self.reentrant(i) or self.resumable(i) or self.effect_free(i) for i in original_node.items)
             if safe or self.options.fix_mode == "unsafe":
                 fix: Safety = "safe" if safe else "unsafe"
                 note = "" if safe else _UNSAFE_WHY
@@ -239,7 +256,7 @@ class SplitWith(BlockRule):
         body = body_statements(node.body)
         if split_index(body, sites) is None:
             return "the break is not a statement of the block's own body"
-        if len(body) == 1:
+        if len(body) == 1 and not all(self.resumable(i) or self.effect_free(i) for i in node.items):
             # Splitting would leave no `with` at all: the manager would no
             # longer be entered. Keeping an empty `with M(): pass` next to the
             # break would enter it, but no longer around the one statement it

@@ -39,29 +39,55 @@ Rewritten
                 x = x - 1
         return x
 
-    The ``else`` clause goes with the second part. When the split is not
-    safe (see below) the default fix outlines the whole ``try`` into a
-    helper, so only the helper is skipped.
+    The ``else`` clause goes with the second part. The guide's two short
+    forms need no flag: a breaking first statement is hoisted before the
+    ``try``, and a breaking last statement moves to ``else:``, which runs it
+    exactly when the body completed, outside the handlers:
+
+    def f(x: torch.Tensor):
+        mask = x > 0
+        try:
+            n = int(mask.sum())        # hoisted before the try
+            x = x * n
+            logger.info("%s", x.dtype)  # moved to else:
+        except ValueError:
+            x = x - 1
+        return x
+
+    When the split is not safe (see below) the default fix outlines the
+    whole ``try`` into a helper, so only the helper is skipped.
 
 Fix safety
-    The break statement ends up outside every handler, so the split is
-    exact only if that statement cannot raise what the handlers catch. It
-    is safe when the statement is a call the break catalogue marks as not
-    raising (``torch._dynamo.graph_break()``, ``print``, logger calls, time
-    reads) with plain arguments, and unsafe otherwise. Plain: constants,
-    strings, f-strings without a format spec (``{y:.3f}`` of a tensor of
-    several elements raises), and names that are surely bound there (see
-    below) and that the function binds to a tensor or a plain value (an
+    The breaking statement ends up outside every handler, so the split is
+    exact only if no handler can catch what that statement raises, which
+    :mod:`codemods.analysis.raises` decides from what the statement is: an
+    assignment to names or calls; a catalogue call that cannot raise
+    (``torch._dynamo.graph_break()``, ``print``, logger calls, time reads)
+    with arguments whose text cannot raise (constants, strings, f-strings
+    without a format spec: ``{y:.3f}`` of a tensor of several elements
+    raises; names the function binds to a tensor or a plain value: an
     object's ``__str__`` may raise, and a parameter without an annotation
-    may be any object); not an attribute (``x.grad.shape`` raises when
-    ``x.grad`` is None), a starred argument, or the level of
-    ``.log(level, ...)``. When the break is reached through a call of a
-    same-module function, which may do anything, the ``try`` is outlined
-    instead. A ``finally`` clause, a bare ``except:``, ``except*``, a break not directly in the ``try`` body, or
-    more than one breaking statement: the ``try`` is outlined (safe).
-    Where every tensor op of the function is in the ``try`` and nothing
-    else of it (no op, no comprehension) would come into a graph, an
-    outline would move the skip, not remove it: the finding has no fix.
+    may be any object); a tensor's facts read from a name known to hold a
+    tensor (``h.dtype``, ``h.shape``, not ``x.grad.shape``, which raises when
+    ``x.grad`` is None), and ``h.shape[0]`` (``IndexError``); ``.item()``,
+    ``.tolist()`` and argument-free reductions (``RuntimeError``);
+    ``int()``/``float()`` of a reduction (``int(mask.sum())`` of a bool
+    tensor raises at most a ``RuntimeError``; of a float one also the
+    ``ValueError`` of a NaN sum and the ``OverflowError`` of an infinite
+    one; of a tensor of several elements a ``ValueError``);
+    ``warnings.warn`` (a ``Warning`` or a ``TypeError``). A handler catches
+    a class when either derives from the other; one naming a class that is
+    not a builtin may catch anything. Anything else may raise anything, and
+    the split is unsafe: the finding says what it may raise and which
+    handler may catch it. Not the level of ``.log(level, ...)``, a starred
+    argument, an attribute of ``self``. When the break is reached through a
+    call of a same-module function, which may do anything, the ``try`` is
+    outlined instead. A ``finally`` clause, a bare ``except:``, ``except*``,
+    a break not directly in the ``try`` body, or more than one breaking
+    statement: the ``try`` is outlined (safe). Where every tensor op of the
+    function is in the ``try`` and nothing else of it (no op, no
+    comprehension) would come into a graph, an outline would move the skip,
+    not remove it: the finding has no fix.
 
     A name read by the breaking statement counts as surely bound when it is
     a parameter, or a local bound by a plain statement (assignment, import,
@@ -85,7 +111,7 @@ from typing import Callable, Optional, Sequence, Union
 
 import libcst as cst
 
-from codemods.analysis.frame_use import frame_refusal
+from codemods.analysis.frame_use import coroutine_refusal, frame_refusal
 from codemods.analysis.names.bindings import (
     ever_unbound,
     function_scope_use,
@@ -93,7 +119,7 @@ from codemods.analysis.names.bindings import (
     surely_bound_before,
 )
 from codemods.analysis.nodes import body_statements
-from codemods.analysis.tensors.cst import OTHER, TENSOR
+from codemods.analysis.raises import Evidence, caught_by, describe, statement_raises
 from codemods.rules.base import Example, Prefilter
 from codemods.rules.block_rule import BlockRule, split_index, with_body
 
@@ -108,6 +134,8 @@ class _Plan:
     split_at: Optional[int]
     safe: bool = True
     unsafe_alternative: str = ""
+    #: why the split is unsafe
+    why: str = ""
 
 
 class SplitTry(BlockRule):
@@ -210,7 +238,7 @@ class SplitTry(BlockRule):
             return updated_node
         if plan.split_at is None:
             return self.outline(original_node, updated_node, func, message, unsafe_alternative=plan.unsafe_alternative)
-        note = "" if plan.safe else _UNSAFE_WHY
+        note = "" if plan.safe else plan.why
         if self.report(original_node, message, "safe" if plan.safe else "unsafe", note=note):
             return cst.FlattenSentinel(self.split(updated_node, plan.split_at))
         return updated_node
@@ -218,30 +246,32 @@ class SplitTry(BlockRule):
     def plan(self, node: cst.Try, func: cst.FunctionDef) -> _Plan:
         """How the outermost breaking ``node`` (an original node in ``func``) is fixed."""
         sites = self.breaks_in([node.body])
-        if self.split_refusal(node, sites) is not None or frame_refusal(func):
+        if self.split_refusal(node, sites) is not None or coroutine_refusal(func):
             return _Plan(None)  # the outline says why, or outlines
         index = split_index(body_statements(node.body), sites)
         assert index is not None
+        if index not in (0, len(body_statements(node.body)) - 1) and frame_refusal(func):
+            return _Plan(None)  # a split in the middle adds a flag to the frame
         facts = self.tensor_facts(func)
         # an unannotated parameter is a tensor to the inference on a guess (of `forward`): anything may come in
-        params = {
+        params = frozenset(
             p.name.value
             for p in (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params)
             if p.annotation is None
-        }
-        safe = _cannot_raise(
-            body_statements(node.body)[index],
-            self,
-            self.bound_check(node, index, func),
-            lambda expr: facts.kind(expr) in (TENSOR, OTHER) and getattr(expr, "value", None) not in params,
         )
+        evidence = Evidence(self.lookup, self.bound_check(node, index, func), facts, params)
+        raised = statement_raises(body_statements(node.body)[index], evidence)
+        own = function_scope_use(func).bound
+        catcher = caught_by(node.handlers, raised, lambda name: name in own or name in self.module_names())
+        safe = catcher is None
         if not safe and any(site.reason.via for site in sites):
             # The breaking statement calls a function that does more than the
             # break: taking all of that out of the handlers is not a split.
             return _Plan(None)
+        why = f"{_UNSAFE_WHY}: it may raise {describe(raised)}, which `except {catcher}` may catch"
         if safe or self.options.fix_mode == "unsafe":
-            return _Plan(index, safe=safe)
-        return _Plan(None, unsafe_alternative=f"split the try with a flag ({_UNSAFE_WHY})")
+            return _Plan(index, safe=safe, why=why)
+        return _Plan(None, unsafe_alternative=f"split the try with a flag ({why})")
 
     def bound_check(self, node: cst.Try, index: int, func: cst.FunctionDef) -> Callable[[str], bool]:
         """Whether a name is surely bound when statement ``index`` of ``node``'s body starts."""
@@ -291,6 +321,15 @@ class SplitTry(BlockRule):
             guarded.extend(body_statements(updated.orelse.body))
         if not before:
             out.extend(guarded)
+        elif not after:
+            # the break ends the body: `else:` runs it exactly when the body completed
+            orelse = [breaking, *(body_statements(updated.orelse.body) if updated.orelse is not None else ())]
+            out.append(
+                updated.with_changes(
+                    body=with_body(updated.body, before),
+                    orelse=cst.Else(body=cst.IndentedBlock(orelse)),
+                )
+            )
         else:
             flag = self.names.fresh("ok")
             out.append(_assign(flag, "False"))
@@ -308,79 +347,6 @@ class SplitTry(BlockRule):
 
 def _assign(name: str, value: str) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], cst.Name(value))])
-
-
-def _cannot_raise(
-    stmt: cst.BaseStatement,
-    rule: BlockRule,
-    bound: Callable[[str], bool],
-    printable: Callable[[cst.BaseExpression], bool],
-) -> bool:
-    """A statement made only of non-raising catalogue calls with plain arguments.
-
-    ``bound`` says whether a name is surely bound there: reading one that
-    is not may raise ``UnboundLocalError``/``NameError``. ``printable``
-    whether a value is a tensor or a plain value, whose ``str()`` cannot raise.
-    """
-    if not isinstance(stmt, cst.SimpleStatementLine):
-        return False
-    return all(
-        isinstance(small, cst.Expr) and _plain(small.value, rule, bound, printable, top=True) for small in stmt.body
-    )
-
-
-def _plain(
-    expr: cst.BaseExpression,
-    rule: BlockRule,
-    bound: Callable[[str], bool],
-    printable: Callable[[cst.BaseExpression], bool],
-    top: bool = False,
-) -> bool:
-    def plain(node: cst.BaseExpression) -> bool:
-        return _plain(node, rule, bound, printable)
-
-    if isinstance(expr, cst.Call):
-        reason = rule.lookup(expr)
-        if reason is None or reason.raises or reason.via or any(arg.star for arg in expr.args):
-            return False
-        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "log":
-            return False  # `logging.log(level, ...)`: a level that is not an int raises
-        # the callee's own receiver (`logger` of `logger.info`) is read, not printed
-        receiver = expr.func.value if isinstance(expr.func, cst.Attribute) else None
-        if receiver is not None and not (
-            isinstance(receiver, cst.Name)
-            and bound(receiver.value)
-            or isinstance(receiver, cst.Attribute)
-            and _module_path(receiver)
-        ):
-            return False
-        return all(plain(arg.value) for arg in expr.args)
-    if top:
-        return False
-    if isinstance(expr, cst.Name):
-        return bound(expr.value) and printable(expr)
-    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
-        return True
-    if isinstance(expr, cst.ConcatenatedString):
-        return plain(expr.left) and plain(expr.right)
-    if isinstance(expr, cst.FormattedString):
-        return all(
-            part.format_spec is None and plain(part.expression)
-            for part in expr.parts
-            if isinstance(part, cst.FormattedStringExpression)
-        )
-    if isinstance(expr, (cst.Tuple, cst.List)):
-        return all(plain(e.value) for e in expr.elements)
-    return False
-
-
-def _module_path(node: cst.Attribute) -> bool:
-    """``torch._dynamo`` of ``torch._dynamo.graph_break()``: attributes of a name, not of ``self``
-    (``self.log`` may not be set)."""
-    value: cst.BaseExpression = node
-    while isinstance(value, cst.Attribute):
-        value = value.value
-    return isinstance(value, cst.Name) and value.value not in ("self", "cls")
 
 
 _UNSAFE_WHY = "the breaking statement runs outside the handlers, so an exception it raises is no longer caught"

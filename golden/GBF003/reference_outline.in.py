@@ -1,4 +1,4 @@
-"""The guide's example: a break inside a custom context manager (safe fix: outline)."""
+"""The guide's example: a break inside a custom context manager of no effect, split by default."""
 import torch
 
 

@@ -1,4 +1,4 @@
-"""The guide's example: a break inside a custom context manager (safe fix: outline)."""
+"""The guide's example: a break inside a custom context manager of no effect, split by default."""
 import torch
 
 
@@ -12,15 +12,11 @@ class CustomCtxManager:
 
 def fn(x):
     x = x.sin()
-
-    def _gbfix_with_1():
-        nonlocal x
-        with CustomCtxManager():
-            x = x + 1
-            torch._dynamo.graph_break()
-            x = x * 2
-
-    _gbfix_with_1()
+    with CustomCtxManager():
+        x = x + 1
+    torch._dynamo.graph_break()
+    with CustomCtxManager():
+        x = x * 2
     return x.cos()
 
 

@@ -16,14 +16,9 @@ def log_stats(t):
 
 def fn(x):
     x = x * 2
-
-    def _gbfix_with_1():
-        nonlocal x
-        with Scope():
-            x = x + 1
-            log_stats(x)
-
-    _gbfix_with_1()
+    with Scope():
+        x = x + 1
+    log_stats(x)
     return x.tanh()
 
 

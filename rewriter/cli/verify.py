@@ -21,6 +21,8 @@ from rewriter.engine.results import (
 )
 from rewriter.runtime.verify import (
     GRAPH_BREAK_CODES,
+    MAX_SLOWDOWN,
+    ROUNDS,
     VerifyError,
     VerifyReport,
     render_table,
@@ -79,15 +81,40 @@ def verify(
     atol: Optional[float] = typer.Option(None, "--atol", metavar="FLOAT", help="Absolute tolerance for outputs."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     timeout: float = typer.Option(600.0, "--timeout", metavar="SECONDS", help="Seconds both sides may take together."),
+    max_slowdown: float = typer.Option(
+        MAX_SLOWDOWN,
+        "--max-slowdown",
+        metavar="RATIO",
+        help="Largest allowed median compiled call after / before, timed interleaved in one process.",
+    ),
+    rounds: int = typer.Option(
+        ROUNDS, "--rounds", metavar="N", help="Timed calls of each side (0: no timing, no slowdown check)."
+    ),
 ) -> None:
     """Prove a rewrite by compiling the code before and after it.
 
-    It holds when fewer frames are skipped, no fewer ops are captured and the
-    outputs are the same. Exit 0 when it holds, 1 when outputs differ or the rewrite is worse, 2 on errors.
+    It holds when fewer frames are skipped, no fewer ops are captured, the
+    outputs are the same, and the rewrite costs nothing new: no more
+    recompiles or recompile-limit hits, no more graph breaks without more
+    coverage, and a compiled call no slower than --max-slowdown. Exit 0 when
+    it holds, 1 when outputs differ or the rewrite is worse, 2 on errors.
     """
+    if max_slowdown < 1.0 or rounds < 0:
+        err("gbfix verify: error: --max-slowdown must be at least 1 and --rounds at least 0")
+        raise typer.Exit(EXIT_ERROR)
     try:
         report = verify_file(
-            file, entry, inputs, before, device=device, backend=backend, rtol=rtol, atol=atol, timeout=timeout
+            file,
+            entry,
+            inputs,
+            before,
+            device=device,
+            backend=backend,
+            rtol=rtol,
+            atol=atol,
+            timeout=timeout,
+            max_slowdown=max_slowdown,
+            rounds=rounds,
         )
     except VerifyError as exc:
         report_error(exc, as_json)
@@ -110,7 +137,9 @@ def verify_before_write(
     new = result.new.decode(result.encoding)
     try:
         applied = {finding.code for finding in result.findings if finding.applied}
-        reports = verify_rewrite(result.path, old, new, targets, must_capture=bool(applied & GRAPH_BREAK_CODES))
+        # No timing here: a third process per file and target; `gbfix verify` times a rewrite.
+        must_capture = bool(applied & GRAPH_BREAK_CODES)
+        reports = verify_rewrite(result.path, old, new, targets, must_capture=must_capture, rounds=0)
     except VerifyError as exc:
         detail = exc.traceback or exc.log
         if detail:  # the one-line reason follows as the file's error

@@ -120,9 +120,18 @@ def build_skeleton(
     regions: list[tuple[int, int, str]] = []
     names = {key[2:] for key in wanted if key}
     sensitive = _sensitive(facts)
+    # What a manager's class does on entry and exit decides how GBF003 splits a `with` of it
+    # (codemods.analysis.managers): such classes are kept whole.
+    managers = (
+        [(first, last) for first, last, name in facts.classes if {"__enter__", "__exit__"} & set(facts.members[name])]
+        if "with" in wanted_kinds
+        else []
+    )
     for index in units:
         d = facts.defs[index]
         if index in whole or _any_between(binding, d.first, d.last):
+            continue
+        if _within(managers, d.first, d.last):
             continue
         if "_gbfix_" in "\n".join(lines[d.first - 1 : d.last]):
             continue  # fresh helper names are numbered past every one in the file
@@ -146,8 +155,10 @@ def build_skeleton(
     # Docstrings, and multi-line values at module and class level, never matter
     # to a rule acting inside functions; module level keeps the names it binds.
     for first, last, stmt, where in facts.blankable:
-        if _any_between(special, first, last) or not (
-            _starts_line(lines[first - 1], stmt) and _ends_line(lines[last - 1], stmt)
+        if (
+            _any_between(special, first, last)
+            or _within(managers, first, last)
+            or not (_starts_line(lines[first - 1], stmt) and _ends_line(lines[last - 1], stmt))
         ):
             continue
         head = _blank_head(stmt, where)
@@ -165,6 +176,11 @@ def build_skeleton(
     if not chosen:
         return None
     return FileView.build(facts.text, chosen)
+
+
+def _within(ranges: Sequence[tuple[int, int]], first: int, last: int) -> bool:
+    """Whether lines ``first``..``last`` lie inside one of ``ranges``."""
+    return any(start <= first and last <= end for start, end in ranges)
 
 
 def _thinned(

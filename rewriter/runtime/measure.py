@@ -20,6 +20,7 @@ never pay for it.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import random
 import re
@@ -67,6 +68,10 @@ class CompileStats:
     ops_outside_graphs: int = 0
     #: top-level aten ops of one plain eager call of the same function
     ops_eager: int = 0
+    #: frame (``'name' (file:line)``) -> how many times Dynamo compiled it again (a guard failed)
+    recompiles_by_frame: dict[str, int] = field(default_factory=dict)
+    #: frame -> how many times it hit Dynamo's recompile limit (it then runs eagerly)
+    recompile_limit_hits: dict[str, int] = field(default_factory=dict)
 
     @property
     def coverage(self) -> Optional[float]:
@@ -253,13 +258,38 @@ def recording_breaks(stats: CompileStats) -> Iterator[None]:
         cls.log_graph_break = original
 
 
+#: the start of the warning Dynamo logs when a frame hits a recompile limit (its 3rd argument names the frame)
+RECOMPILE_LIMIT_HIT = "torch._dynamo hit config."
+
+
+def frame_label(code: Any) -> str:
+    """A code object as Dynamo names it in its warnings: ``'name' (file:line)``."""
+    return f"'{code.co_name}' ({code.co_filename}:{code.co_firstlineno})"
+
+
+class _LimitHits(logging.Handler):
+    """Counts, per frame, the recompile-limit warnings of Dynamo's frame converter."""
+
+    def __init__(self, stats: CompileStats) -> None:
+        super().__init__(logging.WARNING)
+        self.stats = stats
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if isinstance(record.msg, str) and record.msg.startswith(RECOMPILE_LIMIT_HIT):
+            args = record.args if isinstance(record.args, tuple) else ()
+            frame = str(args[2]) if len(args) > 2 else "?"
+            self.stats.recompile_limit_hits[frame] = self.stats.recompile_limit_hits.get(frame, 0) + 1
+
+
 @contextlib.contextmanager
 def counting_recompiles(stats: CompileStats) -> Iterator[None]:
-    """Count frames Dynamo compiles again because a guard failed (its own recompile test)."""
+    """Count frames Dynamo compiles again because a guard failed (its own recompile test), in
+    all and per frame, and the frames that hit the recompile limit."""
     from torch._dynamo import convert_frame
 
     original = getattr(convert_frame, "is_recompilation", None)
-    if original is None:  # another torch: leave the count at 0 rather than guess
+    reasons = getattr(convert_frame, "get_and_maybe_log_recompilation_reasons", None)
+    if original is None or reasons is None:  # another torch: leave the counts at 0 rather than guess
         yield
         return
 
@@ -268,11 +298,23 @@ def counting_recompiles(stats: CompileStats) -> Iterator[None]:
         stats.recompiles += bool(answer)
         return answer
 
+    def recompilation_reasons(cache_entry, frame, *args, **kwargs):
+        # asked only of a frame being compiled again (convert_frame._compile)
+        label = frame_label(frame.f_code)
+        stats.recompiles_by_frame[label] = stats.recompiles_by_frame.get(label, 0) + 1
+        return reasons(cache_entry, frame, *args, **kwargs)
+
+    hits = _LimitHits(stats)
+    logger = logging.getLogger(convert_frame.__name__)
     convert_frame.is_recompilation = is_recompilation
+    convert_frame.get_and_maybe_log_recompilation_reasons = recompilation_reasons
+    logger.addHandler(hits)
     try:
         yield
     finally:
         convert_frame.is_recompilation = original
+        convert_frame.get_and_maybe_log_recompilation_reasons = reasons
+        logger.removeHandler(hits)
 
 
 def _break_record(reason: str, exc: BaseException) -> BreakRecord:
@@ -348,6 +390,80 @@ def compile_and_call(
     stats.frames_ok = int(counters["frames"]["ok"])
     stats.skip_reasons = [k.splitlines()[0] for k in counters["unimplemented"]]
     return compiled, output, stats
+
+
+@dataclass
+class Timing:
+    """Steady-state compiled calls of the code before and after a rewrite, interleaved in one process."""
+
+    #: seconds of each timed call, in call order
+    before: list[float] = field(default_factory=list)
+    after: list[float] = field(default_factory=list)
+
+    @property
+    def before_median(self) -> float:
+        return _median(self.before)
+
+    @property
+    def after_median(self) -> float:
+        return _median(self.after)
+
+    @property
+    def ratio(self) -> Optional[float]:
+        """after / before, of the medians; None when nothing was timed."""
+        if not self.before or not self.after or self.before_median <= 0:
+            return None
+        return self.after_median / self.before_median
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Timing":
+        return cls(list(data.get("before", ())), list(data.get("after", ())))
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = asdict(self)
+        data.update(before_median=self.before_median, after_median=self.after_median, ratio=self.ratio)
+        return data
+
+
+def _median(values: list[float]) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def interleaved_times(
+    before: tuple[Callable, tuple],
+    after: tuple[Callable, tuple],
+    backend: str = "eager",
+    rounds: int = 20,
+    warmup: int = 3,
+    seed: int = 0,
+) -> Timing:
+    """Compile both callables (each with its arguments), warm them up, then time ``rounds`` calls
+    of each, alternating which goes first, so that drift in the machine's speed falls on both."""
+    import torch
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    sides = [(torch.compile(fn, backend=backend), args) for fn, args in (before, after)]
+    for compiled, args in sides:
+        for _ in range(warmup):
+            seed_everything(seed)
+            compiled(*args)
+    timing = Timing()
+    times = (timing.before, timing.after)
+    for round_ in range(rounds):
+        for index in (0, 1) if round_ % 2 == 0 else (1, 0):
+            compiled, args = sides[index]
+            seed_everything(seed)
+            _synchronize()
+            start = time.perf_counter()
+            compiled(*args)
+            _synchronize()
+            times[index].append(time.perf_counter() - start)
+    return timing
 
 
 def run_eager(fn: Callable, args: tuple, seed: int = 0, calls: int = 1) -> Any:

@@ -84,6 +84,11 @@ class Request:
     dynamo_config: dict[str, Any] = dataclasses.field(default_factory=dict)
     #: record what the eager and the compiled calls print, warn and log
     capture_output: bool = False
+    #: a timing run: the module's text after the rewrite (``source`` is the one before), both
+    #: served in this process, their compiled calls timed in turn (:func:`run_timing`)
+    other_source: str = ""
+    #: timed calls of each side in a timing run
+    rounds: int = 20
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -470,6 +475,37 @@ def run(request: Request) -> dict[str, Any]:
     }
 
 
+def run_timing(request: Request) -> dict[str, Any]:
+    """Serve the module's text before, then after, the rewrite in this process, build an entry
+    and inputs from each, and time their compiled calls interleaved
+    (:func:`rewriter.runtime.measure.interleaved_times`): one process, one machine state."""
+    import torch
+
+    from rewriter.runtime.measure import interleaved_times
+
+    device = torch.device(resolve_device(request.device))
+    if device.type != "cpu":
+        torch.set_default_device(device)
+    built = []
+    for text in (request.source, request.other_source):
+        served = ServedModule(request.module, request.origin, text, request.is_package)
+        served.install()
+        try:
+            # the other text's module object stays alive in the functions it defined
+            for name in [n for n in sys.modules if n == request.module or n.startswith(request.module + ".")]:
+                del sys.modules[name]
+            entry = resolve_spec(request.entry, "--entry")
+            factory = resolve_spec(request.inputs, "--inputs")
+            built.append((build_entry(entry, device, request.seed), build_inputs(factory, device, request.seed)))
+        finally:
+            sys.meta_path.remove(served)
+    try:
+        timing = interleaved_times(built[0], built[1], request.backend, request.rounds, request.calls, request.seed)
+    except Exception as exc:
+        raise UserError("timing the compiled calls", exc) from None
+    return {"ok": True, "timing": timing.to_dict()}
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else ""
@@ -493,11 +529,11 @@ def main(request_path: str) -> int:
     for path in reversed(request.paths):
         if path not in sys.path:
             sys.path.insert(0, path)
-    if request.module:
+    if request.module and not request.other_source:
         ServedModule(request.module, request.origin, request.source, request.is_package).install()
     started = time.perf_counter()
     try:
-        result = run(request)
+        result = run_timing(request) if request.other_source else run(request)
         result["side_seconds"] = round(time.perf_counter() - started, 3)
         code = 0
     except SetupError as exc:

@@ -193,6 +193,8 @@ class _Block:
     explanation: str = ""
     skipped_frame: Optional[tuple[str, str, int]] = None
     attribution: Optional[tuple[str, int]] = None
+    #: how many source lines the attribution quotes (a loop: its header and body lines)
+    attribution_lines: int = 0
     frames: list[Frame] = field(default_factory=list)
     verbose_index: Optional[int] = None
 
@@ -240,6 +242,8 @@ def _parse_block(lines: Sequence[str]) -> Optional[_Block]:
             match = _ATTRIBUTION.match(raw)
             if match and block.attribution is None:
                 block.attribution = (match.group(1), _line_number(match.group(2)))
+            elif block.attribution is not None and text and not match and set(text) != {"^"}:
+                block.attribution_lines += 1
             continue
         if text.startswith(_STACK_END):
             break
@@ -252,11 +256,11 @@ def _parse_block(lines: Sequence[str]) -> Optional[_Block]:
     return block
 
 
-def _compiled_index(block: _Block, compiled: Optional[tuple[str, str]]) -> Optional[int]:
+def _compiled_index(block: _Block, compiled: Optional[tuple[str, str]], first_line: int = 0) -> Optional[int]:
     """Where the frame Dynamo compiled sits in the block's stack, from the best evidence at hand."""
     frames = block.frames
     if compiled is not None:
-        found = _last_frame(frames, compiled[0], _strip_resume(compiled[1])[0])
+        found = _last_frame(frames, compiled[0], _strip_resume(compiled[1])[0], first_line)
         if found is not None:
             return found
     if block.verbose_index is not None:
@@ -274,11 +278,47 @@ def _compiled_index(block: _Block, compiled: Optional[tuple[str, str]]) -> Optio
     return None
 
 
-def _last_frame(frames: Sequence[Frame], file: str, name: str) -> Optional[int]:
+def _last_frame(frames: Sequence[Frame], file: str, name: str, first_line: int = 0) -> Optional[int]:
+    """The innermost frame of function ``name`` of ``file``; with ``first_line`` (the code's first
+    line), only one at or below it (another function of the same name starts elsewhere)."""
     for i in range(len(frames) - 1, -1, -1):
-        if frames[i].file == file and frames[i].function == name:
+        if frames[i].file == file and frames[i].function == name and frames[i].line >= first_line:
             return i
     return None
+
+
+def _restore_compiled_frame(
+    block: _Block, compiled: Optional[tuple[str, str]], first_line: int, seen: Sequence[Frame] = ()
+) -> None:
+    """Put back the frame Dynamo compiled where its traceback lacks it.
+
+    Under a decorator's wrapper (``@torch.no_grad()`` runs the method from torch's
+    ``decorate_context``) Dynamo's traceback of a break in a loop can skip the very frame it
+    gave up on, and the frames that called into it: measured on torch 2.13 with a
+    ``@torch.no_grad()`` ``forward`` whose loop calls a submodule that breaks. Its
+    stack-variable attribution still names the line of that frame holding the break (the
+    loop), so the frame goes back in, below the library frames that called it, at the line of the
+    loop that other breaks of the run show this function calling into the breaking code
+    from (``seen``), or else at the loop's first line.
+    """
+    if compiled is None or not first_line or block.attribution is None:
+        return
+    file, name = compiled[0], _strip_resume(compiled[1])[0]
+    at_file, at_line = block.attribution
+    if at_file != file or at_line < first_line or _last_frame(block.frames, file, name, first_line) is not None:
+        return
+    last = at_line + max(0, block.attribution_lines - 1)
+    inside = sorted(f.line for f in seen if f.file == file and f.function == name and at_line <= f.line <= last)
+    # after the wrapper that called it: the last library frame with only user code below it
+    library = [i for i, frame in enumerate(block.frames) if _in_library(frame.file)]
+    position = library[-1] + 1 if library else len(block.frames)
+    block.frames.insert(position, Frame(file, inside[0] if inside else at_line, name))
+
+
+def _in_library(path: str) -> bool:
+    """An installed package's file (torch's wrappers among them), or no real file."""
+    parts = path.replace("\\", "/").split("/")
+    return path.startswith("<") or "site-packages" in parts or "dist-packages" in parts
 
 
 def _strip_resume(name: str) -> tuple[str, int]:
@@ -288,10 +328,20 @@ def _strip_resume(name: str) -> tuple[str, int]:
 
 
 def _site(
-    block: _Block, origin: str, compiled: Optional[tuple[str, str]] = None, compile_id: str = ""
+    block: _Block,
+    origin: str,
+    compiled: Optional[tuple[str, str]] = None,
+    compile_id: str = "",
+    first_line: int = 0,
+    seen: Sequence[Frame] = (),
 ) -> RecordedBreak:
+    if compiled is None and block.skipped_frame is not None:
+        name, file, line = block.skipped_frame
+        _restore_compiled_frame(block, (file, name), line, seen)
+    else:
+        _restore_compiled_frame(block, compiled, first_line, seen)
     frames = tuple(block.frames)
-    index = _compiled_index(block, compiled)
+    index = _compiled_index(block, compiled, first_line)
     frame_name, resumed_at = "", 0
     if compiled is not None:
         frame_name, resumed_at = _strip_resume(compiled[1])
@@ -435,6 +485,8 @@ def parse_trace_text(text: str, origin: str = "") -> list[RecordedBreak]:
     """Every break in one TORCH_TRACE log, and frames it skipped without a break record."""
     strings: dict[int, str] = {}
     compiled: dict[str, tuple[str, str]] = {}
+    #: compile id -> the first line of the code Dynamo compiled (its decorators included)
+    first_lines: dict[str, int] = {}
     metrics: dict[str, tuple[dict[str, Any], int]] = {}
     breaks: list[tuple[_Block, str]] = []
     for record, payload, number in _checked_records(text, origin):
@@ -448,6 +500,8 @@ def parse_trace_text(text: str, origin: str = "") -> list[RecordedBreak]:
                 name = top.get("filename")
                 file = strings.get(name, str(name)) if isinstance(name, int) else str(name)
                 compiled[_compile_key(record)] = (file, str(top.get("name", "")))
+                if isinstance(top.get("line"), int):
+                    first_lines[_compile_key(record)] = top["line"]
         elif "compilation_metrics" in record:
             data = record["compilation_metrics"]
             key = str(data.get("compile_id", ""))
@@ -458,7 +512,8 @@ def parse_trace_text(text: str, origin: str = "") -> list[RecordedBreak]:
             block = _record_block(payload, origin, number)
             if block is not None:
                 breaks.append((block, _compile_key(record)))
-    sites = [_site(block, origin, compiled.get(key), key) for block, key in breaks]
+    seen = [frame for block, _ in breaks for frame in block.frames]
+    sites = [_site(block, origin, compiled.get(key), key, first_lines.get(key, 0), seen) for block, key in breaks]
     with_breaks = {key for _, key in breaks}
     for key, (data, number) in metrics.items():
         if key not in with_breaks and data.get("fail_type") and data.get("fail_user_frame_filename"):

@@ -14,7 +14,17 @@ Comparisons are exact for the ``eager`` and ``aot_eager`` backends (the same
 kernels run), within ``assert_close``'s dtype tolerances for ``inductor``,
 or within ``--rtol``/``--atol`` when given. The verdict passes when every
 comparison matches, the rewritten code compiles, skips no more frames than
-the original and captures no fewer ops.
+the original and captures no fewer ops, and costs nothing it did not cost
+before:
+
+* no more recompiles (counted per frame) and no more recompile-limit hits
+  (after one, the frame runs eagerly for good);
+* no more graph breaks unless graph coverage rose with them;
+* not slower: a third process serves both texts of the module, compiles
+  both entries and times their steady-state calls in turn
+  (:func:`rewriter.runtime.measure.interleaved_times`); the median after
+  over the median before must not exceed ``max_slowdown``
+  (:data:`MAX_SLOWDOWN` unless given; ``rounds=0`` skips the timing).
 
 The "before" text is the file at git ``HEAD`` unless another file or git
 revision is named.
@@ -22,6 +32,7 @@ revision is named.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import subprocess
@@ -34,7 +45,7 @@ from codemods.rules.registry import REGISTRY
 from rewriter.engine.config import Settings
 from rewriter.engine.fileio import SourceError, decode_source, read_source
 from rewriter.engine.pipeline import transform_source
-from rewriter.runtime.measure import CompileStats, first_difference
+from rewriter.runtime.measure import CompileStats, Timing, first_difference
 from rewriter.runtime.sandbox import (
     EXIT_SIDE_ERROR,
     Request,
@@ -53,6 +64,10 @@ COMPARISONS = (
     ("eager(before)", "eager(after)"),
 )
 _LOG_TAIL = 4000
+#: the largest steady-state slowdown (median compiled call after / before) a rewrite may cause
+MAX_SLOWDOWN = 1.10
+#: timed calls of each side, interleaved
+ROUNDS = 20
 
 
 class VerifyError(Exception):
@@ -109,6 +124,9 @@ class VerifyReport:
     reasons: list[str]
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    #: the interleaved steady-state timing, when it ran
+    timing: Optional[Timing] = None
+    max_slowdown: float = MAX_SLOWDOWN
 
     @property
     def passed(self) -> bool:
@@ -135,6 +153,8 @@ class VerifyReport:
             "comparisons": [
                 {"name": c.name, "equal": c.difference is None, "difference": c.difference} for c in self.comparisons
             ],
+            "timing": self.timing.to_dict() if self.timing else None,
+            "max_slowdown": self.max_slowdown,
             "seconds": round(self.seconds, 3),
         }
 
@@ -241,11 +261,17 @@ def judge(
     comparisons: Sequence[Comparison],
     after_compile_error: str = "",
     must_capture: bool = False,
+    timing: Optional[Timing] = None,
+    max_slowdown: float = MAX_SLOWDOWN,
+    recompiles: bool = True,
 ) -> list[str]:
     """Why the rewrite is not proven; empty when it is.
 
     ``must_capture``: the rewrite was made for a graph break, so it must also
     raise graph coverage: moving a skip somewhere else proves nothing.
+    ``timing``: the interleaved steady-state calls; after over before above
+    ``max_slowdown`` fails. ``recompiles``: more recompiles fail (a
+    recompile-limit hit fails whatever it says).
     """
     grouped: dict[str, list[str]] = {}
     for c in comparisons:
@@ -261,13 +287,59 @@ def judge(
             reasons.append(f"after skips more frames ({before.frames_skipped} -> {after.frames_skipped})")
         if after.ops < before.ops:
             reasons.append(f"after captures fewer ops ({before.ops} -> {after.ops})")
+        reasons.extend(_cost_reasons(before, after, captured_more, recompiles))
         if must_capture and before.coverage is not None and after.coverage is not None:
             if after.coverage <= before.coverage:
                 reasons.append(
                     f"after captures nothing more: graph coverage {before.coverage:.0%} -> {after.coverage:.0%}"
                     f" ({before.ops_outside_graphs} -> {after.ops_outside_graphs} ops run eagerly)"
                 )
+    ratio = timing.ratio if timing is not None else None
+    if timing is not None and ratio is not None and ratio > max_slowdown:
+        reasons.append(
+            f"after is slower: compiled call {timing.before_median * 1e3:.3f} -> {timing.after_median * 1e3:.3f} ms"
+            f" (x{ratio:.2f}, above the x{max_slowdown:.2f} allowed; medians of {len(timing.after)} interleaved calls)"
+        )
     return reasons
+
+
+def _cost_reasons(before: CompileStats, after: CompileStats, captured_more: bool, recompiles: bool) -> list[str]:
+    """What the rewrite costs that the original did not: recompiles, recompile-limit hits, and
+    graph breaks that bought no coverage."""
+    reasons = []
+    if recompiles and after.recompiles > before.recompiles:
+        frames = _per_frame(after.recompiles_by_frame)
+        reasons.append(f"after recompiles more ({before.recompiles} -> {after.recompiles}: {frames})")
+    hits_before, hits_after = sum(before.recompile_limit_hits.values()), sum(after.recompile_limit_hits.values())
+    if hits_after > hits_before:
+        reasons.append(
+            f"after hits the recompile limit ({hits_before} -> {hits_after}: {_per_frame(after.recompile_limit_hits)});"
+            " the frame then runs eagerly"
+        )
+    if len(after.breaks) > len(before.breaks) and not captured_more:
+        reasons.append(
+            f"after adds graph breaks without adding coverage ({len(before.breaks)} -> {len(after.breaks)} breaks,"
+            f" coverage {before.describe_coverage()} -> {after.describe_coverage()})"
+        )
+    return reasons
+
+
+def _per_frame(counts: dict[str, int]) -> str:
+    """``'body' (f.py:3) 8, 'step' (f.py:9) 1``: most first."""
+    if not counts:
+        return "frames not named"
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return ", ".join(f"{_short_frame(frame)} {count}" for frame, count in ranked)
+
+
+def _short_frame(frame: str) -> str:
+    """A frame label with its file relative to the working directory where that is shorter."""
+    name, _, where = frame.partition(" (")
+    path, _, line = where.rstrip(")").rpartition(":")
+    if os.path.isabs(path):
+        relative = os.path.relpath(path)
+        path = relative if len(relative) < len(path) else path
+    return f"{name} ({path}:{line})" if where else frame
 
 
 #: the rules whose rewrites are made for a graph break, and so must capture more
@@ -316,6 +388,8 @@ def verify_sources(
     calls: int = 3,
     timeout: float = 600.0,
     must_capture: Optional[bool] = None,
+    rounds: int = ROUNDS,
+    max_slowdown: float = MAX_SLOWDOWN,
 ) -> VerifyReport:
     """Run both sides of ``module`` (served from ``before`` / ``after``) and judge. Raises VerifyError.
 
@@ -358,6 +432,18 @@ def verify_sources(
             results = {
                 label: finish_side(label, procs[label], req, work, deadline, procs) for label, req in requests.items()
             }
+            timing: Optional[Timing] = None
+            if rounds > 0 and all(result["stats"] is not None for result, _ in results.values()):
+                # alone on the machine, after both sides: the two sides ran at once
+                timed = dataclasses.replace(
+                    requests["before"],
+                    other_source=after,
+                    rounds=rounds,
+                    result=os.path.join(work, "timing.result.json"),
+                )
+                procs["timing"] = start(timed, work, "timing", cwd)
+                result, _ = finish_side("timing", procs["timing"], timed, work, deadline, procs)
+                timing = Timing.from_dict(result["timing"])
         finally:
             _stop_all(procs)  # only what still runs: after an error, or an interrupt
         outputs: dict[str, Any] = {}
@@ -377,7 +463,13 @@ def verify_sources(
     if must_capture is None:
         must_capture = bool(rewritten_by(before, after, origin) & GRAPH_BREAK_CODES)
     reasons = judge(
-        sides["before"].stats, sides["after"].stats, comparisons, sides["after"].compile_error, must_capture
+        sides["before"].stats,
+        sides["after"].stats,
+        comparisons,
+        sides["after"].compile_error,
+        must_capture,
+        timing,
+        max_slowdown,
     )
     notes = []
     if before == after:
@@ -398,6 +490,8 @@ def verify_sources(
         reasons=reasons,
         seconds=time.perf_counter() - started,
         notes=notes,
+        timing=timing,
+        max_slowdown=max_slowdown,
     )
 
 
@@ -443,7 +537,7 @@ def finish_side(
     if code not in (0, EXIT_SIDE_ERROR):
         _stop_all(others)
         raise VerifyError(f"{label}: the verification process exited {code}", log=_log_tail(work, label))
-    saved = torch.load(request.outputs, weights_only=True)
+    saved = {} if "timing" in result else torch.load(request.outputs, weights_only=True)
     return result, saved
 
 
@@ -535,6 +629,7 @@ _ROWS = (
     ("graph breaks", lambda s: len(s.breaks), ""),
     ("frames seen by Dynamo", lambda s: s.frames_total, ""),
     ("recompiles", lambda s: s.recompiles, ""),
+    ("recompile-limit hits", lambda s: sum(s.recompile_limit_hits.values()), ""),
 )
 
 
@@ -555,9 +650,15 @@ def render_table(report: VerifyReport) -> str:
         right = get(a) if a else None
         rows.append((title, _cell(left), _cell(right), _change(left, right)))
     rows.append(("graph coverage", _percent(b), _percent(a), _points(b, a)))
-    bt = b.call_seconds * 1e3 if b else None
-    at = a.call_seconds * 1e3 if a else None
-    rows.append(("compiled call (ms)", _ms(bt), _ms(at), f"x{at / bt:.2f}" if bt and at else ""))
+    timing = report.timing
+    if timing is not None and timing.ratio is not None:
+        title = f"compiled call (ms, median of {len(timing.after)} interleaved)"
+        change = f"x{timing.ratio:.2f} (max x{report.max_slowdown:.2f})"
+        rows.append((title, _ms(timing.before_median * 1e3), _ms(timing.after_median * 1e3), change))
+    else:
+        bt = b.call_seconds * 1e3 if b else None
+        at = a.call_seconds * 1e3 if a else None
+        rows.append(("compiled call (ms)", _ms(bt), _ms(at), f"x{at / bt:.2f}" if bt and at else ""))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:
         lines.append(
@@ -569,6 +670,10 @@ def render_table(report: VerifyReport) -> str:
     for side in (report.before, report.after):
         for text in _skip_details(side):
             lines.append(f"  {side.label} skipped {text}")
+        if side.stats is not None and side.stats.recompiles_by_frame:
+            lines.append(f"  {side.label} recompiled {_per_frame(side.stats.recompiles_by_frame)}")
+        if side.stats is not None and side.stats.recompile_limit_hits:
+            lines.append(f"  {side.label} hit the recompile limit in {_per_frame(side.stats.recompile_limit_hits)}")
     lines.append("")
     lines.append("  outputs")
     width = max((len(c.name) for c in report.comparisons), default=0)

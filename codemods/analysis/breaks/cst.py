@@ -409,7 +409,7 @@ class _Collector(ScopeTracker):
                 continue  # ``x[0]``, ``d["key"]``: no tensor inference needed to say so
             if isinstance(index, cst.Name) and index.value not in self._mask_names.get(id(fn.node), ()):
                 continue  # a name is a mask only when the function binds it to one (``x[idx]``)
-            if _indexes_by_mask(subscript, self.tensor_facts(fn)):
+            if _indexes_by_mask(subscript, self.argument_facts(fn)):
                 reason = _reason(MASK_INDEX)
                 self.direct_calls[subscript] = reason
                 if fn.direct is None:

@@ -1,0 +1,318 @@
+"""What a statement may raise, and whether a ``try``'s handlers may catch it.
+
+A fix that moves a statement out of a ``try`` (GBF004 hoists a breaking
+first statement before it, moves a breaking last one to ``else:``, or splits
+the body around it) keeps behaviour only if no handler could have caught what
+the statement raises. This module answers from what the statement is, on
+evidence, and says "anything" where it cannot tell:
+
+* an assignment to plain names raises what its value raises;
+* a catalogue call that cannot raise (``print``, logger methods, time reads,
+  ``torch._dynamo.graph_break()``) raises what its arguments raise, and what
+  turning an argument into text raises (nothing for a tensor or a plain
+  value; anything for another object, whose ``__str__`` is unknown);
+  ``warnings.warn`` raises a ``Warning`` (a filter may make it an error) or
+  a ``TypeError`` (a category that is not a warning class);
+* a read of a tensor's own facts (``h.dtype``, ``h.shape``, ``h.device``…)
+  of a name the tensor inference knows to be a tensor raises nothing; an
+  index into ``h.shape`` an ``IndexError``;
+* ``.item()`` / ``.tolist()`` and an argument-free reduction or conversion
+  of a tensor (``mask.sum()``) raise a ``RuntimeError`` (an element count,
+  a dtype or a device error);
+* ``int()`` / ``float()`` of a tensor of several elements raise a
+  ``ValueError``; of a 0-dim reduction (``int(mask.sum())``) they cannot:
+  ``float()`` then raises only a ``RuntimeError`` (a complex value), and
+  ``int()`` as well when the reduction is integral (a sum, max or min of a
+  bool tensor, a count, an ``argmax``, ``any``/``all``), but a float
+  reduction may be NaN (``ValueError``) or infinite (``OverflowError``);
+  ``bool()`` raises a ``RuntimeError`` (several elements);
+* reading a name that may be unbound raises a ``NameError``
+  (``UnboundLocalError`` is one).
+
+The exceptions are builtin classes, by name. A handler catches one when
+either class derives from the other (``except Exception`` catches a
+``RuntimeError``; ``except NotImplementedError`` may catch one torch raises
+as its subclass); a handler naming a class that is not a builtin (a
+library's, or a builtin's name rebound in the file) may catch anything.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+from typing import Callable, Iterable, Optional, Sequence
+
+import libcst as cst
+
+from codemods.analysis.breaks.cst import BreakReason
+from codemods.analysis.nodes import dotted_name
+from codemods.analysis.tensors.cst import OTHER, TENSOR, TensorFacts
+
+#: the builtin exception classes an expression may raise, by name; None: it may raise anything
+Raised = Optional[frozenset[str]]
+
+NOTHING: frozenset[str] = frozenset()
+
+#: attributes of a tensor that are plain facts and never raise on a tensor
+TENSOR_FACTS = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "layout", "is_sparse"})
+#: argument-free tensor methods that reduce it to one element (a 0-dim tensor)
+REDUCTIONS = frozenset({"sum", "mean", "max", "min", "amax", "amin", "prod", "norm", "any", "all"})
+#: reductions whose result is integral whatever the tensor holds
+INTEGRAL_REDUCTIONS = frozenset({"count_nonzero", "argmax", "argmin", "any", "all"})
+#: reductions whose result is integral when the tensor is a bool one (sum counts it)
+BOOL_INTEGRAL_REDUCTIONS = frozenset({"sum", "max", "min", "amax", "amin", "prod"})
+#: argument-free tensor methods that raise at most a ``RuntimeError`` (dtype or device errors)
+PLAIN_TENSOR_METHODS = REDUCTIONS | INTEGRAL_REDUCTIONS | {"float", "long", "int", "bool", "double", "detach", "clone"}
+#: what each catalogue entry that may raise raises, where it is known (its arguments aside)
+RAISED_BY_ENTRY: dict[str, frozenset[str]] = {
+    "warnings.warn": frozenset({"Warning", "TypeError"}),
+    "item": frozenset({"RuntimeError"}),
+    "tolist": frozenset({"RuntimeError"}),
+}
+
+_RUNTIME = frozenset({"RuntimeError"})
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the statement's function says about the names it reads."""
+
+    #: why a call breaks (the break analysis), or None: not a catalogue call
+    lookup: Callable[[cst.Call], Optional[BreakReason]]
+    #: whether a name is surely bound where the statement runs
+    bound: Callable[[str], bool]
+    facts: TensorFacts
+    #: names that may hold any object whatever the inference guesses (a parameter without an annotation)
+    opaque: frozenset[str] = frozenset()
+
+    def is_tensor_name(self, expr: cst.BaseExpression) -> bool:
+        """A bound name the inference knows to hold a tensor."""
+        return (
+            isinstance(expr, cst.Name)
+            and expr.value not in self.opaque
+            and self.bound(expr.value)
+            and self.facts.kind(expr) == TENSOR
+        )
+
+    def printable(self, expr: cst.BaseExpression) -> bool:
+        """Whether ``str()`` of the value cannot raise: a tensor or a plain value."""
+        if isinstance(expr, cst.Name) and expr.value in self.opaque:
+            return False
+        return self.facts.kind(expr) in (TENSOR, OTHER)
+
+
+def union(parts: Iterable[Raised]) -> Raised:
+    found: set[str] = set()
+    for part in parts:
+        if part is None:
+            return None
+        found |= part
+    return frozenset(found)
+
+
+def statement_raises(stmt: cst.BaseStatement, evidence: Evidence) -> Raised:
+    """What running ``stmt`` may raise: an assignment to plain names, or expression
+    statements; anything for another statement."""
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return None
+    return union(_small_raises(small, evidence) for small in stmt.body)
+
+
+def _small_raises(small: cst.BaseSmallStatement, evidence: Evidence) -> Raised:
+    if isinstance(small, cst.Pass):
+        return NOTHING
+    if isinstance(small, cst.Expr):
+        return expression_raises(small.value, evidence, output=False)
+    if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets):
+        return expression_raises(small.value, evidence, output=False)
+    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+        return expression_raises(small.value, evidence, output=False)
+    return None
+
+
+def expression_raises(expr: cst.BaseExpression, evidence: Evidence, output: bool) -> Raised:
+    """What evaluating ``expr`` may raise; with ``output``, turning its value into text too
+    (an argument of ``print`` or a logger call)."""
+    raised = _evaluation_raises(expr, evidence)
+    if output and raised is not None and not evidence.printable(expr):
+        return None
+    return raised
+
+
+def _evaluation_raises(expr: cst.BaseExpression, evidence: Evidence) -> Raised:
+    if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+        return NOTHING
+    if isinstance(expr, cst.Name):
+        if expr.value in ("True", "False", "None") or evidence.bound(expr.value):
+            return NOTHING
+        return frozenset({"NameError"})
+    if isinstance(expr, cst.ConcatenatedString):
+        return union((_evaluation_raises(expr.left, evidence), _evaluation_raises(expr.right, evidence)))
+    if isinstance(expr, cst.FormattedString):
+        parts = [part for part in expr.parts if isinstance(part, cst.FormattedStringExpression)]
+        if any(part.format_spec is not None for part in parts):
+            return None  # ``{y:.3f}`` of a tensor of several elements raises
+        return union(expression_raises(part.expression, evidence, output=True) for part in parts)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        if any(isinstance(element, cst.StarredElement) for element in expr.elements):
+            return None
+        return union(_evaluation_raises(element.value, evidence) for element in expr.elements)
+    if isinstance(expr, cst.Attribute):
+        # only a name's: ``x.grad.shape`` raises when ``x.grad`` is None
+        if expr.attr.value in TENSOR_FACTS and evidence.is_tensor_name(expr.value):
+            return NOTHING
+        return None
+    if isinstance(expr, cst.Subscript):
+        return _shape_index_raises(expr, evidence)
+    if isinstance(expr, cst.Call):
+        return _call_raises(expr, evidence)
+    return None
+
+
+def _shape_index_raises(expr: cst.Subscript, evidence: Evidence) -> Raised:
+    """``h.shape[0]``: an ``IndexError`` past the tensor's dimensions."""
+    if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+        return None
+    index = expr.slice[0].slice.value
+    if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
+        index = index.expression
+    if not isinstance(index, cst.Integer) or not isinstance(expr.value, cst.Attribute):
+        return None
+    if expr.value.attr.value != "shape":
+        return None
+    base = _evaluation_raises(expr.value, evidence)
+    return None if base is None else base | {"IndexError"}
+
+
+def _call_raises(call: cst.Call, evidence: Evidence) -> Raised:
+    if any(arg.star for arg in call.args):
+        return None
+    reason = evidence.lookup(call)
+    if reason is None:
+        return _tensor_method_raises(call, evidence)
+    if reason.via:
+        return None  # a function of the module that breaks may do anything else too
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "log" and not reason.raises:
+        return None  # ``logging.log(level, ...)``: a level that is not an int raises
+    if reason.entry in ("builtins.int", "builtins.float", "builtins.bool"):
+        return _scalar_read_raises(call, reason.entry.rpartition(".")[2], evidence)
+    if reason.entry in ("item", "tolist") and isinstance(func, cst.Attribute):
+        receiver = func.value
+        if not evidence.is_tensor_name(receiver) and _reduction_of_a_tensor(receiver, evidence) is None:
+            return None
+        receiver_raised = _evaluation_raises(receiver, evidence)
+        return None if receiver_raised is None else receiver_raised | RAISED_BY_ENTRY[reason.entry]
+    own: frozenset[str]
+    if not reason.raises:
+        own = NOTHING
+    elif reason.entry in RAISED_BY_ENTRY:
+        own = RAISED_BY_ENTRY[reason.entry]
+    else:
+        return None
+    if isinstance(func, cst.Attribute) and not _receiver_reads_safely(func.value, evidence):
+        return None
+    return union((own, *(expression_raises(arg.value, evidence, output=True) for arg in call.args)))
+
+
+def _receiver_reads_safely(receiver: cst.BaseExpression, evidence: Evidence) -> bool:
+    """The callee's own receiver (``logger`` of ``logger.info``) is read, not printed: a bound
+    name, or a dotted path from a bound name other than ``self``/``cls`` (``self.log`` may be unset)."""
+    if isinstance(receiver, cst.Name):
+        return evidence.bound(receiver.value)
+    name = dotted_name(receiver)
+    head = name.split(".", 1)[0] if name else ""
+    return bool(head) and head not in ("self", "cls") and evidence.bound(head)
+
+
+def _tensor_method_raises(call: cst.Call, evidence: Evidence) -> Raised:
+    """``mask.sum()``: an argument-free reduction or conversion of a tensor name."""
+    func = call.func
+    if call.args or not isinstance(func, cst.Attribute) or func.attr.value not in PLAIN_TENSOR_METHODS:
+        return None
+    if not evidence.is_tensor_name(func.value):
+        return None
+    return _RUNTIME
+
+
+def _reduction_of_a_tensor(expr: cst.BaseExpression, evidence: Evidence) -> Optional[bool]:
+    """For an argument-free reduction of a tensor name (a 0-dim tensor), whether its value is
+    integral; None for anything else."""
+    if not isinstance(expr, cst.Call) or expr.args or not isinstance(expr.func, cst.Attribute):
+        return None
+    method = expr.func.attr.value
+    receiver = expr.func.value
+    if method not in REDUCTIONS | INTEGRAL_REDUCTIONS or not evidence.is_tensor_name(receiver):
+        return None
+    return method in INTEGRAL_REDUCTIONS or (
+        method in BOOL_INTEGRAL_REDUCTIONS and evidence.facts.is_bool_tensor(receiver)
+    )
+
+
+def _scalar_read_raises(call: cst.Call, builtin: str, evidence: Evidence) -> Raised:
+    """``int(t)``, ``float(t)``, ``bool(t)`` of a tensor (measured on torch 2.13, CPU)."""
+    if len(call.args) != 1 or call.args[0].keyword is not None or not evidence.bound(builtin):
+        return None
+    value = call.args[0].value
+    argument = _evaluation_raises(value, evidence)
+    if argument is None:
+        return None
+    integral = _reduction_of_a_tensor(value, evidence)
+    if integral is None:
+        if not evidence.is_tensor_name(value):
+            return None
+        # several elements: int()/float() raise ValueError, bool() RuntimeError
+        own = _RUNTIME if builtin == "bool" else frozenset({"ValueError", "OverflowError", "RuntimeError"})
+    elif builtin == "int" and not integral:
+        own = frozenset({"ValueError", "OverflowError", "RuntimeError"})  # NaN, infinity, complex
+    else:
+        own = _RUNTIME  # a complex value; a device error
+    return argument | own
+
+
+def handler_classes(handler: cst.ExceptHandler) -> Optional[list[cst.BaseExpression]]:
+    """The class expressions a handler names; None for a bare ``except:``."""
+    if handler.type is None:
+        return None
+    if isinstance(handler.type, cst.Tuple):
+        return [element.value for element in handler.type.elements]
+    return [handler.type]
+
+
+def caught_by(handlers: Sequence[cst.ExceptHandler], raised: Raised, rebound: Callable[[str], bool]) -> Optional[str]:
+    """The first handler class (as written) that may catch something in ``raised``, or None.
+
+    ``rebound`` says whether a builtin's name is bound to something else in the file.
+    """
+    for handler in handlers:
+        classes = handler_classes(handler)
+        if classes is None:
+            return "a bare `except:`"
+        for expr in classes:
+            written = dotted_name(expr) or "?"
+            if raised is None:
+                return written
+            known = _builtin_exception(expr, rebound)
+            if known is None:
+                if raised:
+                    return written
+                continue
+            for name in raised:
+                cls = getattr(builtins, name)
+                if issubclass(cls, known) or issubclass(known, cls):
+                    return written
+    return None
+
+
+def _builtin_exception(expr: cst.BaseExpression, rebound: Callable[[str], bool]) -> Optional[type]:
+    if not isinstance(expr, cst.Name) or rebound(expr.value):
+        return None
+    found = getattr(builtins, expr.value, None)
+    return found if isinstance(found, type) and issubclass(found, BaseException) else None
+
+
+def describe(raised: Raised) -> str:
+    """``RuntimeError or ValueError``; ``anything`` when it cannot be told."""
+    if raised is None:
+        return "anything"
+    return " or ".join(sorted(raised)) or "nothing"

@@ -1,0 +1,32 @@
+"""A manager whose entry sets a module-level flag that its exit clears: the print moved out of the
+block would run with the flag off, so the block is outlined (its helper is skipped)."""
+import torch
+
+STATE = {"quiet": False}
+
+
+class Quiet:
+    def __enter__(self):
+        STATE["quiet"] = True
+        return self
+
+    def __exit__(self, *exc):
+        STATE["quiet"] = False
+        return False
+
+
+def step(x):
+    x = x.sin()
+    with Quiet():
+        x = x + 1
+        print("quiet" if STATE["quiet"] else "loud")
+        x = x * 2
+    return x.cos()
+
+
+ENTRY = step
+EXPECT_SKIPPED_AFTER = 1
+
+
+def example_inputs():
+    return (torch.randn(3),)
