@@ -38,10 +38,10 @@ class Sam(nn.Module):
         def _gbfix_batched_input_loop_1():
             def _gbfix_record_step_2(record):
                 sparse = self.prompt_encoder(record["points"], record["labels"])
-                outputs.append(self.decoder(sparse).relu())
+                return self.decoder(sparse).relu()
 
             for record in batched_input:
-                _gbfix_record_step_2(record)
+                outputs.append(_gbfix_record_step_2(record))
 
         _gbfix_batched_input_loop_1()
         return outputs
