@@ -4,13 +4,14 @@ the calls of both sides interleaved in one process. Each figure is printed."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
 import pytest
 import torch
 
-from rewriter.runtime.measure import CompileStats, Timing, interleaved_times, measure
+from rewriter.runtime.measure import CompileStats, Timing, interleaved_times
 from rewriter.runtime.verify import MAX_SLOWDOWN, judge
 
 #: a loop skipped for its logging call: the whole loop runs eagerly, compiled once
@@ -99,18 +100,34 @@ def test_judge_names_each_cost_with_its_figures() -> None:
     assert judge(before, after, [], recompiles=False)[0].startswith("after hits the recompile limit")
 
 
+#: measures one program in a fresh interpreter: Dynamo's caches and its logging settings are
+#: process-wide, and another test in the same worker may have changed them
+_MEASURE = """\
+import json, sys
+from rewriter.runtime.measure import measure
+namespace = {}
+exec(compile(sys.stdin.read(), "per_trip.py", "exec"), namespace)
+_, stats = measure(namespace["step"], namespace["inputs"](), coverage=False)
+print(json.dumps([stats.recompiles, stats.recompiles_by_frame, stats.recompile_limit_hits]))
+"""
+
+
+def _measured(source: str) -> tuple[int, dict, dict]:
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE], input=source, capture_output=True, text=True, timeout=300, check=True
+    )
+    recompiles, by_frame, limit_hits = json.loads(done.stdout.strip().splitlines()[-1])
+    return recompiles, by_frame, limit_hits
+
+
 def test_measure_counts_recompiles_per_frame_and_limit_hits() -> None:
-    namespace: dict = {}
-    exec(compile(AFTER_PER_TRIP, "per_trip.py", "exec"), namespace)
-    _, stats = measure(namespace["step"], namespace["inputs"](), coverage=False)
-    frames = {label.split(" ")[0]: count for label, count in stats.recompiles_by_frame.items()}
+    recompiles, by_frame, limit_hits = _measured(AFTER_PER_TRIP)
+    frames = {label.split(" ")[0]: count for label, count in by_frame.items()}
     assert frames.get("'_trip'", 0) >= 7
-    assert sum(stats.recompiles_by_frame.values()) == stats.recompiles
-    assert [label.split(" ")[0] for label in stats.recompile_limit_hits] == ["'_trip'"]
-    namespace = {}
-    exec(compile(BEFORE, "before.py", "exec"), namespace)
-    _, stats = measure(namespace["step"], namespace["inputs"](), coverage=False)
-    assert stats.recompiles == 0 and stats.recompile_limit_hits == {}
+    assert sum(by_frame.values()) == recompiles
+    assert [label.split(" ")[0] for label in limit_hits] == ["'_trip'"]
+    recompiles, _, limit_hits = _measured(BEFORE)
+    assert recompiles == 0 and limit_hits == {}
 
 
 def test_interleaved_timing_sees_a_slower_side() -> None:
