@@ -183,6 +183,7 @@ def tiny_overrides(config: Any, outer_ids: tuple[int, ...] = ()) -> dict[str, An
             overrides[name] = shrunk
     overrides.update(_vocab(values, outer_ids))
     overrides.update(_per_layer(values, overrides))
+    overrides.update(_rope_sections(values, overrides))
     for name, value in values.items():  # grouped convolutions with one group per channel keep that shape
         hidden = values.get("hidden_size")
         if name.endswith("groups") and isinstance(value, int) and value == hidden and value > 1:
@@ -198,6 +199,27 @@ def _per_layer(values: dict[str, Any], overrides: dict[str, Any]) -> dict[str, A
         if isinstance(value, (list, tuple)) and len(value) in counts and name not in _LIST_FIELDS:
             cut[name] = type(value)(value[: counts[len(value)]])
     return cut
+
+
+def _rope_sections(values: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """Multimodal rotary sections (``mrope_section``) rescaled to sum to half the new head size."""
+    rope = values.get("rope_parameters") or values.get("rope_scaling")
+    if not isinstance(rope, dict) or not isinstance(rope.get("mrope_section"), list):
+        return {}
+    hidden = overrides.get("hidden_size", values.get("hidden_size"))
+    heads = overrides.get("num_attention_heads", values.get("num_attention_heads"))
+    head_dim = overrides.get("head_dim") or values.get("head_dim")
+    if not head_dim and isinstance(hidden, int) and isinstance(heads, int) and heads:
+        head_dim = hidden // heads
+    if not isinstance(head_dim, int):
+        return {}
+    head_dim = min(head_dim, hidden // heads) if "head_dim" not in overrides and isinstance(hidden, int) else head_dim
+    sections = rope["mrope_section"]
+    half, total = head_dim // 2, sum(sections)
+    scaled = [max(1, section * half // total) for section in sections]
+    scaled[0] += half - sum(scaled)
+    name = "rope_parameters" if "rope_parameters" in values else "rope_scaling"
+    return {name: {**rope, "mrope_section": scaled}}
 
 
 def _plain(config: Any) -> dict[str, Any]:
@@ -249,7 +271,8 @@ def _vocab(values: dict[str, Any], outer_ids: tuple[int, ...]) -> dict[str, Any]
     if not isinstance(values.get("vocab_size"), int):
         return {}
     ids = [*token_ids(values), *outer_ids]
-    return {"vocab_size": min(values["vocab_size"], max([VOCAB, *(i + 1 for i in ids)]))}
+    # an image token may sit just past the text vocabulary (llava): the ids must fit the embedding anyway
+    return {"vocab_size": max([min(values["vocab_size"], VOCAB), *(i + 1 for i in ids)])}
 
 
 def transformers_config(config_class: Any) -> Any:
@@ -283,9 +306,86 @@ def build_transformers(entry: Entry, device: str) -> Built:
     for attribute in ("use_cache",):
         if hasattr(config, attribute):
             setattr(config, attribute, False)
-    config._attn_implementation = "eager"
     model = cls(config).eval().to(device)
-    return Built(model, kwargs=transformers_inputs(model, config, device))
+    kwargs = transformers_inputs(model, config, device)
+    with_images = image_inputs(model, config, kwargs)
+    if with_images:
+        try:
+            with _no_grad():
+                model(**with_images)
+            kwargs = with_images
+        except Exception:  # noqa: BLE001 - images placed the generic way do not fit this model: text only
+            pass
+    return Built(model, kwargs=kwargs)
+
+
+def _no_grad() -> Any:
+    import torch
+
+    return torch.no_grad()
+
+
+def image_inputs(model: Any, config: Any, kwargs: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """Token ids with as many image tokens as the model's vision tower makes features, and the pixels.
+
+    A vision-language model replaces its image tokens by the image features,
+    so their counts must match; the count is taken from the model's own
+    ``get_image_features`` on the pixels. Qwen-style towers take flattened
+    patches and a grid (``image_grid_thw``). None when the model has no image
+    token or the features cannot be made this way.
+    """
+    import torch
+
+    params = inspect.signature(model.forward).parameters
+    token = getattr(config, "image_token_id", None)
+    token = token if isinstance(token, int) else getattr(config, "image_token_index", None)
+    if not isinstance(token, int) or "pixel_values" not in params or "input_ids" not in kwargs:
+        return None
+    if not hasattr(model, "get_image_features"):
+        return None
+    vision = _sub(config, "vision_config")
+    channels = getattr(vision, "num_channels", None) or getattr(vision, "in_channels", None) or 3
+    size = getattr(vision, "image_size", None) or IMAGE
+    size = size[0] if isinstance(size, (list, tuple)) else size
+    extra: dict[str, Any] = {}
+    pixels = torch.randn((1, channels, size, size), generator=_generator(2))
+    if "image_grid_thw" in params:
+        patch = getattr(vision, "patch_size", 14)
+        temporal = getattr(vision, "temporal_patch_size", 1) or 1
+        merge = getattr(vision, "spatial_merge_size", 1) or 1
+        grid = 2 * merge
+        pixels = torch.randn((grid * grid, channels * temporal * patch * patch), generator=_generator(2))
+        extra["image_grid_thw"] = torch.tensor([[1, grid, grid]])
+    try:
+        with torch.no_grad():
+            features = model.get_image_features(pixel_values=pixels, **extra)
+    except Exception:  # noqa: BLE001
+        return None
+    count = _feature_count(features)
+    if not count:
+        return None
+    ids = kwargs["input_ids"]
+    ids = ids.masked_fill(ids == token, 3)
+    image = torch.full((1, count), token, dtype=ids.dtype)
+    ids = torch.cat([ids[:, :2], image, ids[:, 2:]], dim=1)
+    if "mm_token_type_ids" in params:  # multimodal rotary positions: 1 marks an image token
+        extra["mm_token_type_ids"] = (ids == token).long()
+    return {**kwargs, "input_ids": ids, "pixel_values": pixels, **extra}
+
+
+def _feature_count(features: Any) -> int:
+    """Image feature vectors in ``get_image_features``'s result (a tensor, a list of them, or an output object)."""
+    import torch
+
+    if hasattr(features, "pooler_output") and features.pooler_output is not None:
+        features = features.pooler_output
+    elif hasattr(features, "last_hidden_state") and not isinstance(features, torch.Tensor):
+        features = features.last_hidden_state
+    if isinstance(features, torch.Tensor):
+        return int(features.shape[:-1].numel())
+    if isinstance(features, (list, tuple)):
+        return sum(_feature_count(f) for f in features)
+    return 0
 
 
 def _generator(seed: int) -> Any:

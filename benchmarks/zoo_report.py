@@ -42,6 +42,12 @@ SETTING_FIXES = {
     "Logger not supported for non-export cases": "ignore_logger_methods",
     "Attempted to call function marked as skipped": "",
 }
+#: statements whose break a setting removes, when the log names only the loop around them
+STATEMENT_SETTINGS = (
+    (r"\.(item|tolist)\(\)", "capture_scalar_outputs"),
+    (r"\b(nonzero|unique|masked_select|repeat_interleave)\(", "capture_dynamic_output_shape_ops"),
+    (r"\b(logger\.\w+|warnings\.warn|print)\(", "reorderable_logging_functions"),
+)
 #: break types that a value held in a tensor decides: no rewrite of the source removes them
 DATA_DEPENDENT = (
     "Data-dependent branching",
@@ -239,6 +245,13 @@ def label(gb_type: str, where: str, findings: list[dict[str, Any]], fixed_somewh
     if gb_type in SETTING_FIXES and SETTING_FIXES[gb_type]:
         return f"fixable by a proven setting ({SETTING_FIXES[gb_type]})"
     if any(word.lower() in gb_type.lower() for word in DATA_DEPENDENT):
+        return "data-dependent by nature"
+    # a break in a loop is logged under the loop's type; the statement at the site says what broke
+    text = statement(where) if where else ""
+    for pattern, setting in STATEMENT_SETTINGS:
+        if re.search(pattern, text):
+            return f"fixable by a proven setting ({setting})"
+    if re.match(r"(if|elif|while|assert)\b", text):
         return "data-dependent by nature"
     return "needs a new rule"
 
