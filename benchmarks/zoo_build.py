@@ -67,6 +67,8 @@ _HEAD_FIELDS = {
 }  # fmt: skip
 _EXPERT_FIELDS = {"num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts"}
 _HEAD_DIM_FIELDS = {"head_dim", "attention_head_dim", "d_kv", "qk_nope_head_dim", "v_head_dim", "qk_rope_head_dim"}
+#: fields only neural audio codecs have: they take audio as (batch, channels, samples)
+CODEC_FIELDS = {"codebook_size", "num_quantizers", "n_codebooks", "codebook_dim", "n_q"}
 _LIST_FIELDS = {"hidden_sizes", "depths", "embed_dims", "block_out_channels"}
 
 
@@ -448,7 +450,7 @@ def _audio(model: Any, config: Any, name: str) -> dict[str, Any]:
         frames = 2 * getattr(config, "max_source_positions", 0) or 100
         return {name: torch.randn((1, bins, frames), generator=_generator(4))}
     channels = getattr(config, "audio_channels", None)
-    if channels is None and any("codebook" in name or "quantizer" in name for name in vars(config)):
+    if channels is None and any(name in CODEC_FIELDS for name in vars(config)):
         channels = 1  # codecs take (batch, channels, samples)
     shape = (1, channels, AUDIO) if channels else (1, AUDIO)
     return {name: torch.randn(shape, generator=_generator(4))}

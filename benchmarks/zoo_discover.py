@@ -351,6 +351,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument("task", choices=("list", "run", "measure"))
     parser.add_argument("--libraries", nargs="+", default=["transformers", "diffusers", "timm"])
     parser.add_argument("--models", nargs="+", metavar="LIB:CLASS", help="only these (as the results name them)")
+    parser.add_argument("--first", nargs="+", default=[], metavar="LIB:CLASS", help="run these before the others")
     parser.add_argument("--shard", default="", help="K/N: the K-th of N shares")
     parser.add_argument("--limit", type=int, default=0, help="at most this many models not yet done")
     parser.add_argument("--retry-errors", action="store_true", help="run again the models that failed to build or run")
@@ -381,6 +382,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         entries = [entry for entry in entries if entry.key in wanted]
     done = done_keys(args.out, args.retry_errors)
     todo = [entry for entry in shard_of(shuffled(entries), args.shard) if entry.key not in done]
+    if args.first:
+        first = set(args.first)
+        todo = [e for e in todo if e.key in first] + [e for e in todo if e.key not in first]
     if args.limit:
         todo = todo[: args.limit]
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
