@@ -115,7 +115,10 @@ def _where_raised(exc: BaseException) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     inside = [f for f in frames if "site-packages" in f.filename or "/copy/" in f.filename]
     last = (inside or frames or [None])[-1]
-    return f"{last.filename.split('site-packages/')[-1]}:{last.lineno}" if last else ""
+    if last is None:
+        return ""
+    name = last.filename.split("site-packages/")[-1] if "site-packages/" in last.filename else last.filename
+    return f"{name if name != last.filename else os.path.basename(name)}:{last.lineno}"
 
 
 # -- one model in a fork ------------------------------------------------------------------------

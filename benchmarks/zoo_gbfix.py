@@ -238,6 +238,19 @@ def merged(rows: list[dict[str, Any]], after: dict[str, dict[str, dict[str, Any]
     return lines
 
 
+def command_of(argv: list[str]) -> str:
+    """The command line of a run, without the options that name this machine's directories."""
+    words, skip = ["python benchmarks/zoo_gbfix.py"], False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word in ("--work", "--discovery", "--results", "--out"):
+            skip = True
+        else:
+            words.append(word)
+    return " ".join(words)
+
+
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--discovery", default=zoo_discover.DEFAULT_OUT)
@@ -287,7 +300,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         with open(out.replace(".jsonl", "-findings.json"), "w", encoding="utf-8") as handle:
             json.dump(found, handle)
     meta = {
-        "command": " ".join(["python benchmarks/zoo_gbfix.py", *(argv if argv is not None else sys.argv[1:])]),
+        "command": command_of(argv if argv is not None else sys.argv[1:]),
         "date": time.strftime("%Y-%m-%d %H:%M %Z"),
         "versions": zoo_discover.versions(),
         "gbfix": realworld.gbfix_version(REPO),
