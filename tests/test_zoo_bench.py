@@ -161,3 +161,8 @@ def test_discovery_records_a_model_in_a_forked_process(tmp_path) -> None:
     assert row["frames_total"] >= 1 and row["ops"] > 0
     assert row["compiled_vs_eager"] is None
     assert row["versions"]["torch"].startswith("2.")
+
+
+def test_recorded_command_leaves_out_local_directories() -> None:
+    argv = ["--work", "/scratch/zoo", "--sample", "40", "--results", "/x/results", "--seed", "1"]
+    assert zoo_gbfix.command_of(argv) == "python benchmarks/zoo_gbfix.py --sample 40 --seed 1"
