@@ -1,0 +1,552 @@
+"""Every model class of transformers, diffusers and timm, built generically: tiny config, random weights, inputs.
+
+``zoo.py`` holds twenty models built by hand; this module builds any model
+class of a library from its config class alone, so the whole-zoo benchmark
+(``zoo_discover.py``) can run all of them. A class is named by an
+``Entry`` (library, class name, and for timm the model name); ``build``
+turns it into a ``zoo.Built`` or raises with the reason.
+
+The tiny config starts from the config class's defaults and shrinks the
+fields that size a model (layers to 2, hidden sizes to 64, heads to 4, feed-
+forward sizes to 128), recursing into sub-configs (``text_config``,
+``vision_config``, ...). The vocabulary is kept small but above every token
+id the config names, so special tokens stay valid. Inputs come from the
+forward's parameters and the config: token ids, pixel values, audio, latents
+and timesteps.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from zoo import Built
+
+LIBRARIES = ("transformers", "diffusers", "timm")
+
+#: config fields set to these values when the default is larger (names as the libraries spell them)
+LAYERS = 2
+HIDDEN = 64
+HEADS = 4
+FFN = 128
+VOCAB = 512
+SEQ = 16
+IMAGE = 32
+AUDIO = 4000
+
+#: the medium size ``zoo_cuda.py`` times (compute dominates, as in ``zoo.py``'s medium size)
+MEDIUM = {"HIDDEN": 256, "FFN": 512, "SEQ": 128, "IMAGE": 64, "AUDIO": 16000}
+
+
+def set_size(name: str) -> None:
+    """Build at ``tiny`` (the default) or ``medium`` from now on in this process."""
+    values = MEDIUM if name == "medium" else {"HIDDEN": 64, "FFN": 128, "SEQ": 16, "IMAGE": 32, "AUDIO": 4000}
+    globals().update(values)
+
+
+_LAYER_FIELDS = {
+    "num_hidden_layers", "num_layers", "n_layer", "n_layers", "encoder_layers", "decoder_layers",
+    "num_decoder_layers", "num_encoder_layers", "depth", "num_blocks", "encoder_num_layers",
+    "decoder_num_layers", "num_single_layers", "text_num_layers", "vision_num_layers",
+}  # fmt: skip
+_HIDDEN_FIELDS = {
+    "hidden_size", "d_model", "n_embd", "embed_dim", "dim", "hidden_dim", "embedding_size",
+    "word_embed_proj_dim", "projection_dim", "encoder_hidden_size", "decoder_hidden_size",
+    "text_hidden_size", "vision_hidden_size", "cross_attention_dim", "joint_attention_dim",
+    "pooled_projection_dim", "caption_projection_dim", "hidden_channels", "d_embed",
+}  # fmt: skip
+_FFN_FIELDS = {
+    "intermediate_size", "ffn_dim", "d_ff", "encoder_ffn_dim", "decoder_ffn_dim", "n_inner",
+    "moe_intermediate_size", "shared_expert_intermediate_size", "decoder_intermediate_size",
+    "encoder_intermediate_size", "mlp_dim", "filter_size",
+}  # fmt: skip
+_HEAD_FIELDS = {
+    "num_attention_heads", "n_head", "n_heads", "encoder_attention_heads", "decoder_attention_heads",
+    "num_heads", "decoder_num_attention_heads", "encoder_num_attention_heads",
+}  # fmt: skip
+_EXPERT_FIELDS = {"num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts"}
+_HEAD_DIM_FIELDS = {"head_dim", "attention_head_dim", "d_kv", "qk_nope_head_dim", "v_head_dim", "qk_rope_head_dim"}
+#: fields only neural audio codecs have: they take audio as (batch, channels, samples)
+CODEC_FIELDS = {"codebook_size", "num_quantizers", "n_codebooks", "codebook_dim", "n_q"}
+_LIST_FIELDS = {"hidden_sizes", "depths", "embed_dims", "block_out_channels"}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One model class of a library: ``name`` is the class (transformers, diffusers) or model name (timm)."""
+
+    library: str
+    name: str
+    #: the config class (transformers) or the family (timm) it came from
+    origin: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.library}:{self.name}"
+
+
+# -- enumeration --------------------------------------------------------------------------------
+
+
+def enumerate_entries(libraries: tuple[str, ...] = LIBRARIES) -> list[Entry]:
+    """Every model class of each library, in a stable order."""
+    found: list[Entry] = []
+    for library in libraries:
+        found += {"transformers": transformers_entries, "diffusers": diffusers_entries, "timm": timm_entries}[library]()
+    return found
+
+
+def transformers_entries() -> list[Entry]:
+    """Per model type: the base model, every causal-LM and conditional-generation head, else its first head.
+
+    The classes come from the auto mappings (the registry transformers itself
+    resolves ``AutoModel*`` from), so each has a config class.
+    """
+    from transformers.models.auto import configuration_auto, modeling_auto
+
+    mappings = [getattr(modeling_auto, n) for n in sorted(dir(modeling_auto)) if n.endswith("_MAPPING_NAMES")]
+    mappings = [m for m in mappings if m is not configuration_auto.CONFIG_MAPPING_NAMES]
+    base = modeling_auto.MODEL_MAPPING_NAMES
+    entries: list[Entry] = []
+    seen: set[str] = set()
+    for model_type, config_name in sorted(configuration_auto.CONFIG_MAPPING_NAMES.items()):
+        heads = []
+        for mapping in mappings:
+            value = mapping.get(model_type)
+            for name in value if isinstance(value, (tuple, list)) else [value]:
+                if name and name not in heads:
+                    heads.append(name)
+        chosen = [base[model_type]] if model_type in base and isinstance(base[model_type], str) else []
+        chosen += [h for h in heads if h.endswith(("ForCausalLM", "ForConditionalGeneration")) and h not in chosen]
+        if not chosen and heads:
+            chosen = [heads[0]]
+        entries += [Entry("transformers", name, config_name) for name in chosen if name not in seen]
+        seen.update(chosen)
+    return entries
+
+
+def diffusers_entries() -> list[Entry]:
+    """Every ``ModelMixin`` subclass diffusers exports at the top level."""
+    import diffusers
+
+    entries = []
+    for name in sorted(getattr(diffusers, "_import_structure", {}).get("models", [])) or sorted(dir(diffusers)):
+        try:
+            obj = getattr(diffusers, name)
+        except Exception:  # noqa: BLE001 - an export that fails to import is still a class to record
+            entries.append(Entry("diffusers", name, "import failed"))
+            continue
+        if isinstance(obj, type) and issubclass(obj, diffusers.ModelMixin) and obj is not diffusers.ModelMixin:
+            entries.append(Entry("diffusers", name, obj.__module__))
+    return entries
+
+
+def timm_entries() -> list[Entry]:
+    """One model per timm architecture module: the one whose name says it is smallest."""
+    import timm
+
+    entries = []
+    for family in sorted(timm.list_modules()):
+        names = timm.list_models(module=family)
+        if names:
+            entries.append(Entry("timm", min(names, key=_smallness), family))
+    return entries
+
+
+def _smallness(name: str) -> tuple[int, int, str]:
+    words = ("test", "atto", "femto", "pico", "nano", "tiny", "mini", "xxs", "xs", "small", "s", "b0", "18")
+    rank = next((i for i, word in enumerate(words) if word in name.split("_") or f"_{word}" in name), len(words))
+    return rank, len(name), name
+
+
+# -- tiny configs -------------------------------------------------------------------------------
+
+
+def tiny_overrides(config: Any, outer_ids: tuple[int, ...] = ()) -> dict[str, Any]:
+    """The fields of ``config`` (a transformers config) to shrink, as constructor keywords.
+
+    ``outer_ids``: token ids the enclosing config names (an image token the text model embeds).
+    """
+    from transformers import PreTrainedConfig
+
+    values = config.to_dict() if hasattr(config, "to_dict") else dict(vars(config))
+    overrides: dict[str, Any] = {}
+    for name, value in values.items():
+        try:
+            current = getattr(config, name, value)
+        except Exception:  # noqa: BLE001 - a per-layer attribute refuses a global read
+            current = value
+        if isinstance(current, PreTrainedConfig):
+            overrides[name] = {**_plain(current), **tiny_overrides(current, (*outer_ids, *token_ids(values)))}
+            continue
+        shrunk = _shrink(name, current, values)
+        if shrunk is not None and shrunk != current:
+            overrides[name] = shrunk
+    overrides.update(_vocab(values, outer_ids))
+    overrides.update(_per_layer(values, overrides))
+    overrides.update(_rope_sections(values, overrides))
+    for name, value in values.items():  # grouped convolutions with one group per channel keep that shape
+        hidden = values.get("hidden_size")
+        if name.endswith("groups") and isinstance(value, int) and value == hidden and value > 1:
+            overrides[name] = overrides.get("hidden_size", value)
+    return overrides
+
+
+def _per_layer(values: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """Lists with one item per layer (``layer_types``, ``mlp_only_layers``) cut to the new layer count."""
+    counts = {values[name]: overrides[name] for name in _LAYER_FIELDS if name in overrides and name in values}
+    cut = {}
+    for name, value in values.items():
+        if isinstance(value, (list, tuple)) and len(value) in counts and name not in _LIST_FIELDS:
+            cut[name] = type(value)(value[: counts[len(value)]])
+    return cut
+
+
+def _rope_sections(values: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """Multimodal rotary sections (``mrope_section``) rescaled to sum to half the new head size."""
+    rope = values.get("rope_parameters") or values.get("rope_scaling")
+    if not isinstance(rope, dict) or not isinstance(rope.get("mrope_section"), list):
+        return {}
+    hidden = overrides.get("hidden_size", values.get("hidden_size"))
+    heads = overrides.get("num_attention_heads", values.get("num_attention_heads"))
+    head_dim = overrides.get("head_dim") or values.get("head_dim")
+    if not head_dim and isinstance(hidden, int) and isinstance(heads, int) and heads:
+        head_dim = hidden // heads
+    if not isinstance(head_dim, int):
+        return {}
+    head_dim = min(head_dim, hidden // heads) if "head_dim" not in overrides and isinstance(hidden, int) else head_dim
+    sections = rope["mrope_section"]
+    half, total = head_dim // 2, sum(sections)
+    scaled = [max(1, section * half // total) for section in sections]
+    scaled[0] += half - sum(scaled)
+    name = "rope_parameters" if "rope_parameters" in values else "rope_scaling"
+    return {name: {**rope, "mrope_section": scaled}}
+
+
+def _plain(config: Any) -> dict[str, Any]:
+    data = config.to_dict()
+    data.pop("transformers_version", None)
+    return data
+
+
+def _shrink(name: str, value: Any, values: dict[str, Any]) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, list, tuple)):
+        return None
+    if isinstance(value, int):
+        if name in _LAYER_FIELDS:
+            return min(value, LAYERS)
+        if name in _HIDDEN_FIELDS:
+            return min(value, HIDDEN)
+        if name in _FFN_FIELDS:
+            return min(value, FFN)
+        if name in _HEAD_FIELDS:
+            return min(value, HEADS)
+        if name == "num_key_value_heads":
+            heads = values.get("num_attention_heads") or HEADS
+            return min(value, HEADS) if value >= heads else min(value, HEADS // 2)
+        if name in _EXPERT_FIELDS:
+            return min(value, 4)
+        if name in _HEAD_DIM_FIELDS:
+            return min(value, 16)
+        if name == "image_size":
+            return min(value, 64)
+        return None
+    if name in _LIST_FIELDS and value and all(isinstance(v, int) for v in value):
+        if name == "depths":
+            return type(value)(min(v, 1) for v in value)
+        return type(value)(min(v, 16 * 2**i) for i, v in enumerate(value))
+    return None
+
+
+def token_ids(values: dict[str, Any]) -> list[int]:
+    """Every token id a config's fields name."""
+    ids = [v for k, v in values.items() if k.endswith(("token_id", "token_index")) and isinstance(v, int)]
+    for k, v in values.items():
+        if k.endswith("token_ids") and isinstance(v, (list, tuple)):
+            ids += [i for i in v if isinstance(i, int)]
+    return ids
+
+
+def _vocab(values: dict[str, Any], outer_ids: tuple[int, ...]) -> dict[str, Any]:
+    """A small vocabulary that still holds every token id the config (or the one around it) names."""
+    if not isinstance(values.get("vocab_size"), int):
+        return {}
+    ids = [*token_ids(values), *outer_ids]
+    # an image token may sit just past the text vocabulary (llava): the ids must fit the embedding anyway
+    return {"vocab_size": max([min(values["vocab_size"], VOCAB), *(i + 1 for i in ids)])}
+
+
+def transformers_config(config_class: Any) -> Any:
+    """A tiny instance of ``config_class``."""
+    default = config_class()
+    overrides = tiny_overrides(default)
+    try:
+        return config_class(**overrides)
+    except Exception:  # noqa: BLE001 - some constructors reject sub-config dicts: set the fields instead
+        config = config_class()
+        for name, value in overrides.items():
+            if not isinstance(value, dict):
+                setattr(config, name, value)
+        return config
+
+
+# -- building -------------------------------------------------------------------------------------
+
+
+def build(entry: Entry, device: str = "cpu") -> Built:
+    """The model of ``entry`` with random weights in eval mode, and the arguments of one call."""
+    builder = {"transformers": build_transformers, "diffusers": build_diffusers, "timm": build_timm}[entry.library]
+    return builder(entry, device)
+
+
+def build_transformers(entry: Entry, device: str) -> Built:
+    import transformers
+
+    cls = getattr(transformers, entry.name)
+    config = transformers_config(cls.config_class)
+    for attribute in ("use_cache",):
+        if hasattr(config, attribute):
+            setattr(config, attribute, False)
+    model = cls(config).eval().to(device)
+    kwargs = transformers_inputs(model, config, device)
+    with_images = image_inputs(model, config, kwargs)
+    if with_images:
+        try:
+            with _no_grad():
+                model(**with_images)
+            kwargs = with_images
+        except Exception:  # noqa: BLE001 - images placed the generic way do not fit this model: text only
+            pass
+    return Built(model, kwargs=kwargs)
+
+
+def _no_grad() -> Any:
+    import torch
+
+    return torch.no_grad()
+
+
+def image_inputs(model: Any, config: Any, kwargs: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """Token ids with as many image tokens as the model's vision tower makes features, and the pixels.
+
+    A vision-language model replaces its image tokens by the image features,
+    so their counts must match; the count is taken from the model's own
+    ``get_image_features`` on the pixels. Qwen-style towers take flattened
+    patches and a grid (``image_grid_thw``). None when the model has no image
+    token or the features cannot be made this way.
+    """
+    import torch
+
+    params = inspect.signature(model.forward).parameters
+    token = getattr(config, "image_token_id", None)
+    token = token if isinstance(token, int) else getattr(config, "image_token_index", None)
+    if not isinstance(token, int) or "pixel_values" not in params or "input_ids" not in kwargs:
+        return None
+    if not hasattr(model, "get_image_features"):
+        return None
+    vision = _sub(config, "vision_config")
+    channels = getattr(vision, "num_channels", None) or getattr(vision, "in_channels", None) or 3
+    size = getattr(vision, "image_size", None) or IMAGE
+    size = size[0] if isinstance(size, (list, tuple)) else size
+    extra: dict[str, Any] = {}
+    pixels = torch.randn((1, channels, size, size), generator=_generator(2))
+    if "image_grid_thw" in params:
+        patch = getattr(vision, "patch_size", 14)
+        temporal = getattr(vision, "temporal_patch_size", 1) or 1
+        merge = getattr(vision, "spatial_merge_size", 1) or 1
+        grid = 2 * merge
+        pixels = torch.randn((grid * grid, channels * temporal * patch * patch), generator=_generator(2))
+        extra["image_grid_thw"] = torch.tensor([[1, grid, grid]])
+    try:
+        with torch.no_grad():
+            features = model.get_image_features(pixel_values=pixels, **extra)
+    except Exception:  # noqa: BLE001
+        return None
+    count = _feature_count(features)
+    if not count:
+        return None
+    ids = kwargs["input_ids"]
+    ids = ids.masked_fill(ids == token, 3)
+    image = torch.full((1, count), token, dtype=ids.dtype)
+    ids = torch.cat([ids[:, :2], image, ids[:, 2:]], dim=1)
+    if "mm_token_type_ids" in params:  # multimodal rotary positions: 1 marks an image token
+        extra["mm_token_type_ids"] = (ids == token).long()
+    return {**kwargs, "input_ids": ids, "pixel_values": pixels, **extra}
+
+
+def _feature_count(features: Any) -> int:
+    """Image feature vectors in ``get_image_features``'s result (a tensor, a list of them, or an output object)."""
+    import torch
+
+    if hasattr(features, "pooler_output") and features.pooler_output is not None:
+        features = features.pooler_output
+    elif hasattr(features, "last_hidden_state") and not isinstance(features, torch.Tensor):
+        features = features.last_hidden_state
+    if isinstance(features, torch.Tensor):
+        return int(features.shape[:-1].numel())
+    if isinstance(features, (list, tuple)):
+        return sum(_feature_count(f) for f in features)
+    return 0
+
+
+def _generator(seed: int) -> Any:
+    import torch
+
+    return torch.Generator().manual_seed(seed)
+
+
+def _sub(config: Any, *names: str) -> Any:
+    """The first sub-config of those names, else the config itself."""
+    for name in names:
+        sub = getattr(config, name, None)
+        if sub is not None and not isinstance(sub, (int, float, str, bool, list, dict)):
+            return sub
+    return config
+
+
+def transformers_inputs(model: Any, config: Any, device: str) -> dict[str, Any]:
+    """Arguments of one forward call, from the forward's parameter names and the config."""
+    import torch
+
+    params = inspect.signature(model.forward).parameters
+    text = _sub(config, "text_config", "decoder", "language_config")
+    vision = _sub(config, "vision_config", "image_config", "backbone_config", "encoder")
+    vocab = getattr(text, "vocab_size", None) or getattr(config, "vocab_size", None) or VOCAB
+    kwargs: dict[str, Any] = {}
+    main = getattr(model, "main_input_name", "input_ids")
+    if "input_ids" in params and (main == "input_ids" or "pixel_values" not in params):
+        low, high = min(3, vocab - 1), max(4, min(vocab, VOCAB) - 8)
+        kwargs["input_ids"] = torch.randint(low, high, (1, SEQ), generator=_generator(1))
+    # a dual encoder (CLIP-like) takes both; a model that places images at image tokens gets text only
+    dual = vision is not config and not any("image_token" in name for name in vars(config))
+    if main == "pixel_values" or ("pixel_values" in params and ("input_ids" not in kwargs or dual)):
+        channels = getattr(vision, "num_channels", 3)
+        size = getattr(vision, "image_size", IMAGE)
+        size = size[0] if isinstance(size, (list, tuple)) else size
+        kwargs["pixel_values"] = torch.randn((1, channels, size, size), generator=_generator(2))
+    if main in ("input_values", "input_features") or (
+        not kwargs and any(p in params for p in ("input_values", "input_features"))
+    ):
+        kwargs.update(_audio(model, config, main if main in params else next(p for p in params if "input_" in p)))
+    if "decoder_input_ids" in params and getattr(config, "is_encoder_decoder", False):
+        dec_vocab = getattr(_sub(config, "decoder"), "vocab_size", None) or vocab
+        high = max(4, min(dec_vocab, VOCAB) - 8)
+        kwargs["decoder_input_ids"] = torch.randint(min(3, high - 1), high, (1, SEQ // 2), generator=_generator(3))
+    if "past_values" in params:  # time-series models
+        kwargs.update(_time_series(config, params))
+    if "use_cache" in params:
+        kwargs["use_cache"] = False
+    if "return_dict" in params:
+        kwargs["return_dict"] = True
+    return {k: v.to(device) if hasattr(v, "to") else v for k, v in kwargs.items()}
+
+
+def _audio(model: Any, config: Any, name: str) -> dict[str, Any]:
+    import torch
+
+    if name == "input_features":
+        bins = getattr(config, "num_mel_bins", None) or getattr(config, "feature_size", None) or 80
+        frames = 2 * getattr(config, "max_source_positions", 0) or 100
+        return {name: torch.randn((1, bins, frames), generator=_generator(4))}
+    channels = getattr(config, "audio_channels", None)
+    if channels is None and any(name in CODEC_FIELDS for name in vars(config)):
+        channels = 1  # codecs take (batch, channels, samples)
+    shape = (1, channels, AUDIO) if channels else (1, AUDIO)
+    return {name: torch.randn(shape, generator=_generator(4))}
+
+
+def _time_series(config: Any, params: Any) -> dict[str, Any]:
+    import torch
+
+    context = getattr(config, "context_length", None) or 32
+    lags = max(getattr(config, "lags_sequence", None) or [0])
+    length = context + lags
+    channels = getattr(config, "input_size", None) or getattr(config, "num_input_channels", None) or 1
+    shape = (1, length) if channels == 1 and "num_input_channels" not in vars(config) else (1, length, channels)
+    kwargs = {"past_values": torch.randn(shape, generator=_generator(5))}
+    if "past_time_features" in params:
+        features = getattr(config, "num_time_features", 0)
+        kwargs["past_time_features"] = torch.randn((1, length, features), generator=_generator(6))
+        kwargs["past_observed_mask"] = torch.ones(shape)
+    return kwargs
+
+
+def build_timm(entry: Entry, device: str) -> Built:
+    import timm
+    import torch
+
+    model = timm.create_model(entry.name, pretrained=False, num_classes=10).eval().to(device)
+    cfg = getattr(model, "pretrained_cfg", {}) or {}
+    channels, height, width = cfg.get("input_size", (3, 224, 224))
+    fixed = cfg.get("fixed_input_size", False)
+    side = (height, width) if fixed else (min(height, 64), min(width, 64))
+    pixels = torch.randn((1, channels, *side), generator=_generator(2)).to(device)
+    return Built(model, args=(pixels,))
+
+
+def build_diffusers(entry: Entry, device: str) -> Built:
+    import diffusers
+
+    cls = getattr(diffusers, entry.name)
+    model = cls(**diffusers_overrides(cls)).eval().to(device)
+    return Built(model, kwargs=diffusers_inputs(model, device))
+
+
+def diffusers_overrides(cls: Any) -> dict[str, Any]:
+    """Constructor keywords that shrink a diffusers model: its ``__init__`` defaults, made small."""
+    params = inspect.signature(cls.__init__).parameters
+    overrides: dict[str, Any] = {}
+    for name, param in params.items():
+        value = param.default
+        if value is inspect.Parameter.empty:
+            continue
+        if name == "block_out_channels" and isinstance(value, (list, tuple)) and value:
+            overrides[name] = tuple(32 for _ in value)
+        elif name == "norm_num_groups" and isinstance(value, int):
+            overrides[name] = 8
+        elif name in ("layers_per_block",) and isinstance(value, int):
+            overrides[name] = 1
+        elif name == "sample_size" and isinstance(value, int):
+            overrides[name] = min(value, 16)
+        else:
+            shrunk = _shrink(name, value, {})
+            if shrunk is not None and shrunk != value:
+                overrides[name] = shrunk
+    if "attention_head_dim" in overrides and "num_attention_heads" in params:
+        heads = overrides.get("num_attention_heads", params["num_attention_heads"].default)
+        if isinstance(heads, int):
+            overrides["num_attention_heads"] = min(heads, 2)
+    return overrides
+
+
+def diffusers_inputs(model: Any, device: str) -> dict[str, Any]:
+    """``sample``/``hidden_states`` from the config's channels and size, a timestep, text states."""
+    import torch
+
+    config = model.config
+    params = inspect.signature(model.forward).parameters
+    channels = config.get("in_channels", None) or config.get("latent_channels", None) or 4
+    size = config.get("sample_size", None) or 16
+    size = size[0] if isinstance(size, (list, tuple)) else size
+    size = min(size, 16)
+    first = next(iter(params))
+    kwargs: dict[str, Any] = {first: torch.randn((1, channels, size, size), generator=_generator(2))}
+    if "timestep" in params:
+        kwargs["timestep"] = torch.tensor([10])
+    if "encoder_hidden_states" in params:
+        width = config.get("cross_attention_dim", None) or config.get("joint_attention_dim", None) or HIDDEN
+        width = width[0] if isinstance(width, (list, tuple)) else width
+        kwargs["encoder_hidden_states"] = torch.randn((1, 8, width), generator=_generator(3))
+    if "return_dict" in params:
+        kwargs["return_dict"] = False
+    return {k: v.to(device) if hasattr(v, "to") else v for k, v in kwargs.items()}
+
+
+def find(key: str, entries: Optional[list[Entry]] = None) -> Entry:
+    """The entry of ``library:name``."""
+    library, _, name = key.partition(":")
+    for entry in entries or enumerate_entries((library,)):
+        if entry.name == name:
+            return entry
+    return Entry(library, name)

@@ -1,0 +1,168 @@
+"""The whole-zoo benchmark's own logic: tiny configs, resume, shards, the stratified sample, the report."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(ROOT, "benchmarks")
+sys.path.insert(0, BENCH)
+
+import zoo_build  # noqa: E402
+import zoo_discover  # noqa: E402
+import zoo_gbfix  # noqa: E402
+import zoo_report  # noqa: E402
+
+
+def test_tiny_config_shrinks_sizes_and_keeps_per_layer_lists_consistent() -> None:
+    transformers = pytest.importorskip("transformers")
+    config = zoo_build.transformers_config(transformers.Qwen2Config)
+    assert config.num_hidden_layers == 2
+    assert config.hidden_size == 64
+    assert config.intermediate_size == 128
+    assert len(config.layer_types) == 2
+    assert config.num_attention_heads % config.num_key_value_heads == 0
+
+
+def test_tiny_config_recurses_into_sub_configs_and_keeps_token_ids_in_the_vocabulary() -> None:
+    transformers = pytest.importorskip("transformers")
+    config = zoo_build.transformers_config(transformers.LlavaConfig)
+    assert config.vision_config.hidden_size == 64
+    assert config.text_config.num_hidden_layers == 2
+    assert config.text_config.vocab_size > config.image_token_id
+
+
+def test_grouped_convolution_with_a_group_per_channel_follows_the_hidden_size() -> None:
+    values = {"hidden_size": 512, "upsample_groups": 512, "other_groups": 2}
+    config = type("Config", (), {"to_dict": lambda self: dict(values)})()
+    overrides = zoo_build.tiny_overrides(config)
+    assert overrides["hidden_size"] == 64
+    assert overrides["upsample_groups"] == 64
+    assert "other_groups" not in overrides
+
+
+def _rows(path: str, rows: list[dict]) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row) + "\n")
+
+
+def test_resume_skips_done_models_and_retries_errors_only_when_asked(tmp_path) -> None:
+    path = str(tmp_path / "d.jsonl")
+    _rows(
+        path,
+        [
+            {"library": "transformers", "model": "A", "skipped": 0},
+            {"library": "transformers", "model": "B", "build_error": "ValueError: x"},
+            {"library": "timm", "model": "c", "process_error": "timed out"},
+            {"library": "timm", "model": "c", "skipped": 1},
+        ],
+    )
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write('{"library": "timm", "mod')  # a line cut off by a kill
+    assert zoo_discover.done_keys(path) == {"transformers:A", "transformers:B", "timm:c"}
+    assert zoo_discover.done_keys(path, retry_errors=True) == {"transformers:A", "timm:c"}
+
+
+def test_shards_partition_the_entries() -> None:
+    entries = [zoo_build.Entry("transformers", f"M{i}") for i in range(10)]
+    shards = [zoo_discover.shard_of(entries, f"{k}/3") for k in (1, 2, 3)]
+    assert sorted(e.name for shard in shards for e in shard) == sorted(e.name for e in entries)
+    assert [len(s) for s in shards] == [4, 3, 3]
+
+
+def test_sample_draws_from_every_stratum_before_repeating_one() -> None:
+    rows = [
+        {"library": "transformers", "model": f"T{i}", "skip_causes": ["f [whole]: graph break in loop @ a.py:1"]}
+        for i in range(8)
+    ]
+    rows += [{"library": "diffusers", "model": "D", "skip_causes": ["f [whole]: Data-dependent branching @ b.py:2"]}]
+    rows += [{"library": "timm", "model": "t", "skip_causes": ["f [partial]: Unsupported context manager @ c.py:3"]}]
+    chosen = zoo_gbfix.sample(rows, 3, seed=0)
+    assert {r["library"] for r in chosen} == {"transformers", "diffusers", "timm"}
+    assert [r["model"] for r in zoo_gbfix.sample(rows, 5, seed=1)] == [
+        r["model"] for r in zoo_gbfix.sample(rows, 5, seed=1)
+    ]
+    assert len(zoo_gbfix.sample(rows, 50, seed=0)) == len(rows)
+
+
+def _measured(**after: object) -> dict:
+    row = {
+        "library": "transformers",
+        "model": "M",
+        "skipped_before": 3,
+        "ops_before": 100,
+        "coverage_before": 0.5,
+        "skipped_frames_before": ["forward (transformers/m.py:10)", "loop (transformers/m.py:40)"],
+        "skip_causes_before": ["forward [whole]: graph break in loop @ transformers/m.py:12"],
+    }
+    row.update(
+        {
+            "skipped_after_static": 2,
+            "skipped_helpers_static": 1,
+            "ops_after_static": 120,
+            "coverage_after_static": 0.75,
+            "skipped_frames_after_static": ["_gbfix_loop_1 (transformers/m.py:60)", "loop (transformers/m.py:45)"],
+            "skip_causes_after_static": [],
+            "equal_static": True,
+            "crash_static": None,
+        }
+    )
+    row.update(after)
+    return row
+
+
+def test_aggregate_counts_gains_and_leaves_crashed_models_out_of_the_sums() -> None:
+    rows = [_measured(), _measured(model="N", crash_static="RuntimeError: boom", ops_after_static=None)]
+    figures = zoo_report.aggregate(rows, "static")
+    assert figures["models"] == 1
+    assert (figures["ops_before"], figures["ops_after"]) == (100, 120)
+    assert (figures["skipped_before"], figures["skipped_after"], figures["helpers"]) == (3, 2, 1)
+    assert figures["gained_coverage"] == 1
+    assert figures["crashes"] == 1
+    assert zoo_report.problems(rows, ["static"]) == ["- crash, static: transformers:N: `RuntimeError: boom`"]
+
+
+def test_inline_frames_gone_only_when_no_such_frame_stays_skipped() -> None:
+    findings = [
+        {
+            "path": "transformers/m.py",
+            "message": "graph break inside a loop makes Dynamo skip `forward` and its 4 inline tensor ops",
+        },
+        {
+            "path": "transformers/m.py",
+            "message": "graph break inside a loop makes Dynamo skip `loop` and its 2 inline tensor ops",
+        },
+    ]
+    assert zoo_report.inline_gone([_measured()], findings, "static") == (1, 0)
+    gone = _measured(skipped_frames_after_static=["_gbfix_loop_1 (transformers/m.py:60)"])
+    assert zoo_report.inline_gone([gone], findings, "static") == (1, 1)
+
+
+def test_rewritten_hunks_start_after_the_context_lines() -> None:
+    patch = "--- a/transformers/m.py\n+++ b/transformers/m.py\n@@ -7,6 +7,9 @@ def f():\n x\n"
+    assert zoo_report.rewritten_frames(patch) == [("transformers/m.py", 10)]
+
+
+@pytest.mark.torch_run
+def test_discovery_records_a_model_in_a_forked_process(tmp_path) -> None:
+    pytest.importorskip("transformers")
+    out = tmp_path / "d.jsonl"
+    command = [sys.executable, os.path.join(BENCH, "zoo_discover.py"), "run", "--libraries", "transformers"]
+    command += ["--models", "transformers:LlamaModel", "--out", str(out), "--work", str(tmp_path / "work")]
+    subprocess.run(command, check=True, capture_output=True, timeout=600)
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["built"] is True
+    assert row["frames_total"] >= 1 and row["ops"] > 0
+    assert row["compiled_vs_eager"] is None
+    assert row["versions"]["torch"].startswith("2.")
+
+
+def test_recorded_command_leaves_out_local_directories() -> None:
+    argv = ["--work", "/scratch/zoo", "--sample", "40", "--results", "/x/results", "--seed", "1"]
+    assert zoo_gbfix.command_of(argv) == "python benchmarks/zoo_gbfix.py --sample 40 --seed 1"
