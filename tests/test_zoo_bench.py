@@ -38,6 +38,7 @@ def test_tiny_config_recurses_into_sub_configs_and_keeps_token_ids_in_the_vocabu
 
 
 def test_grouped_convolution_with_a_group_per_channel_follows_the_hidden_size() -> None:
+    pytest.importorskip("transformers")  # tiny_overrides reads transformers' config base class
     values = {"hidden_size": 512, "upsample_groups": 512, "other_groups": 2}
     config = type("Config", (), {"to_dict": lambda self: dict(values)})()
     overrides = zoo_build.tiny_overrides(config)
