@@ -60,6 +60,7 @@ def test_the_comparison_can_fail() -> None:
     assert not _reached_by_the_file(text) <= index - {"helper"}
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("package", sorted(TREES))
 def test_a_real_tree_linked_as_one_project(package: str) -> None:
     spec = importlib.util.find_spec(package)

@@ -79,8 +79,10 @@ def test_the_test_runs_named_in_the_readme_are_the_configured_markers():
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as handle:
         pytest_ini = tomllib.load(handle)["tool"]["pytest"]["ini_options"]
     declared = {marker.split(":")[0] for marker in pytest_ini["markers"]}
-    assert declared == {"torch_run", "fuzz", "cli", "slow"}
-    assert pytest_ini["addopts"].endswith("-m 'not slow and not torch_run and not fuzz and not cli'")
+    assert {"torch_run", "fuzz", "cli", "slow"} <= declared
+    # the default run leaves out every marked set
+    expression = pytest_ini["addopts"].split("-m ", 1)[1].strip("'")
+    assert set(expression.split(" and ")) == {f"not {marker}" for marker in declared}
     for marker in declared:
         assert f"`python -m pytest -m {marker}`" in README
 

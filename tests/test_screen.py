@@ -89,13 +89,23 @@ def _compare(
 GOLDEN_INPUTS = sorted(glob.glob(os.path.join(GOLDEN, "*", "*.in.py")))
 
 
+# the default settings in the default run; the other three in CI (`corpus`)
+SETTINGS_GRID = [
+    pytest.param("safe", "compiled", id="safe-compiled"),
+    pytest.param("safe", "all", id="safe-all", marks=pytest.mark.corpus),
+    pytest.param("unsafe", "compiled", id="unsafe-compiled", marks=pytest.mark.corpus),
+    pytest.param("unsafe", "all", id="unsafe-all", marks=pytest.mark.corpus),
+]
+
+
+@pytest.mark.parametrize(("fix_mode", "reach"), SETTINGS_GRID)
 @pytest.mark.parametrize("path", GOLDEN_INPUTS, ids=lambda p: os.path.relpath(p, GOLDEN))
-def test_golden_inputs_same_with_and_without_screen(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_golden_inputs_same_with_and_without_screen(
+    path: str, fix_mode: str, reach: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
-    for fix_mode in ("safe", "unsafe"):
-        for reach in ("all", "compiled"):
-            _compare(monkeypatch, text, path, fix_mode, reach)
+    _compare(monkeypatch, text, path, fix_mode, reach)
 
 
 def test_golden_corpus_exercises_every_way_through() -> None:

@@ -122,6 +122,7 @@ def test_attribute_hooks_fall_back_to_libcst(run) -> None:  # type: ignore[no-un
     assert visitor.count == 2
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("provider", [LazyPositionProvider, NameScopeProvider, BreakProvider])
 def test_wrapper_gives_the_same_metadata(provider: type) -> None:
     for path in GOLDEN:
