@@ -28,6 +28,11 @@ Where the fact goes:
 
 Sites that match no scanned file are reported, one line each.
 
+A break that read a tensor (a data-dependent branch, ``Tensor.item()``) also
+says what the name it read is, in the frame it happened in:
+``Settings.recorded_tensors`` (file -> function -> names), the tensor
+inference's evidence (:mod:`codemods.analysis.tensors.recorded`).
+
 A trace also names every frame Dynamo ran eagerly (its failed
 compilations, and the breaks it could not resume after): those in scanned
 files become ``Settings.recorded_skips``, so a skip that no loop, ``with``

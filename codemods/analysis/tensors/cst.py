@@ -14,7 +14,8 @@ Each expression gets one of three kinds, from evidence in the function:
   parameters a caller in the file hands a tensor (or a tuple holding one,
   whatever the annotation says); ``self.m(...)`` of a method annotated to
   return a ``Tensor``; methods and arithmetic of tensors; a name some
-  binding gives a tensor.
+  binding gives a tensor; a name or dotted name (``self.mask``) a recorded
+  run read as a tensor in the function (:mod:`codemods.analysis.tensors.recorded`).
 * ``OTHER``: literals and displays, ``len()``/``int()``/``range()``…,
   values read out of a tensor (``.item()``, ``.tolist()``, ``.shape``,
   ``.size()``…), parameters annotated as something else, loop variables
