@@ -188,3 +188,30 @@ def test_record_then_apply_fixes_what_static_inference_cannot_type(tmp_path):
     check = subprocess.run([sys.executable, "-c", CHECK], cwd=cwd, capture_output=True, text=True)
     assert check.returncode == 0 and "equal" in check.stdout, check.stderr
     assert os.path.isdir(tmp_path / "trace")
+
+
+ATTRIBUTES = """import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x, holder):
+        for i in range(2):
+            x = x + int(holder.count)
+        for j in range(2):
+            if self.mask:
+                x = x * 2
+        for k in range(2):
+            x = x - int(holder.count)
+        return x
+"""
+
+
+def test_an_untyped_attribute_a_run_read_is_a_tensor_in_the_whole_function(tmp_path):
+    path = str(tmp_path / "model.py")
+    assert transform_source(ATTRIBUTES, path, Settings()).findings == ()
+    evidence = {path: {"Model.forward": frozenset({"holder.count", "self.mask"})}}
+    outcome = transform_source(ATTRIBUTES, path, Settings(recorded_tensors=evidence))
+    assert [(f.code, f.line) for f in outcome.findings] == [("GBF001", 6), ("GBF001", 8), ("GBF001", 11)]
+    # `holder.count` typed, `holder` itself is not: a loop over `int(holder)` is not a break
+    plain = ATTRIBUTES.replace("int(holder.count)", "int(holder)")
+    assert [f.line for f in transform_source(plain, path, Settings(recorded_tensors=evidence)).findings] == [8]

@@ -320,5 +320,7 @@ def _recorded_moved(settings: Settings, path: str, old: str, new: str) -> Settin
 
 
 def recorded_here(settings: Settings, path: str) -> bool:
-    """Whether a real run recorded a break or a skipped frame in ``path``."""
-    return bool(settings.recorded_breaks.get(path) or settings.recorded_skips.get(path))
+    """Whether a real run recorded a break, a skipped frame or a tensor read in ``path``."""
+    return bool(
+        settings.recorded_breaks.get(path) or settings.recorded_skips.get(path) or settings.recorded_tensors.get(path)
+    )
