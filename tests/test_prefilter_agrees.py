@@ -164,3 +164,23 @@ def test_the_mask_comparison_can_fail(monkeypatch: pytest.MonkeyPatch) -> None:
     assert 7 in _masks_by_the_index(text)
     monkeypatch.setattr(tensors_ast, "BOOL_METHODS", frozenset())
     assert 7 not in _masks_by_the_index(text) and 7 in _masks_by_the_file(text)
+
+
+def test_a_loop_calling_a_mask_read_in_another_file_is_found(tmp_path) -> None:
+    from rewriter.engine.batch import build_project
+    from rewriter.engine.config import Settings
+    from rewriter.engine.pipeline import transform_source
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    util, model = tmp_path / "pkg" / "util.py", tmp_path / "pkg" / "model.py"
+    util.write_text("import torch\n\n\ndef positives(x: torch.Tensor):\n    return x[x > 0].sum()\n")
+    model.write_text(
+        "import torch\n\nfrom pkg.util import positives\n\n\nclass Model(torch.nn.Module):\n"
+        "    def forward(self, x):\n        for i in range(3):\n            x = x + positives(x)\n        return x\n"
+    )
+    settings = Settings(cache=False)
+    project = build_project([str(util), str(model)], settings, jobs=1)
+    outcome = transform_source(model.read_text(), str(model), settings, project.facts_for(str(model)))
+    assert [(f.code, f.line) for f in outcome.findings] == [("GBF001", 8)]
+    assert "indexing with a boolean mask" in outcome.findings[0].message
