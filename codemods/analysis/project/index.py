@@ -491,8 +491,16 @@ class _Reader:
         """A subscript on ``line`` reads through a boolean mask (``x[x > 0]``), on strong evidence."""
         stmt = _statement_at(self.tree.body, line)
         subscripts = subscripts_on(stmt, line) if stmt is not None else []
-        evidence = self._evidence(line, arguments=True) if subscripts else None
-        return evidence is not None and any(evidence.indexes_by_mask(s) for s in subscripts)
+        evidence = self._evidence(line) if subscripts else None
+        if evidence is None:
+            return False
+        if any(evidence.indexes_by_mask(s) for s in subscripts):
+            return True
+        # what the file's calls hand the function makes a parameter a tensor (``emb[labels == -1]``)
+        if not any(evidence.reads_a_parameter(s) for s in subscripts):
+            return False
+        handed = self._evidence(line, arguments=True)
+        return handed is not None and any(handed.indexes_by_mask(s) for s in subscripts)
 
     # -- the summary ------------------------------------------------------------------------
     def summarise(self) -> FileSummary:

@@ -199,6 +199,12 @@ class TensorEvidence:
         :meth:`is_bool_tensor`)."""
         return self.is_tensor(subscript.value) and self.is_bool_tensor(subscript.slice)
 
+    def reads_a_parameter(self, expr: ast.expr) -> bool:
+        """``expr`` reads a parameter of the function by name."""
+        args = self.func.args
+        params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+        return any(isinstance(node, ast.Name) and node.id in params for node in ast.walk(expr))
+
     def is_bool_tensor(self, expr: ast.expr) -> bool:
         """A comparison with a tensor, ``~``/``&``/``|``/``^`` of bool tensors, a bool method of a
         tensor or bool function of ``torch``, or a name bound once in the function, by a plain
