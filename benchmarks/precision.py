@@ -362,15 +362,30 @@ def skip_causes(row: dict[str, Any]) -> dict[Frame, str]:
         match = _FRAME.match(text)
         if not match:
             continue
-        reason, site = pending[match["name"]].pop(0) if pending.get(match["name"]) else ("unknown", "")
+        reason, site = pending[match["name"]].pop(0) if pending.get(match["name"]) else ("", "")
         inner = [r for r in at_site.get(site, []) if r != reason]
         if reason == "graph break in loop" and inner:
             reason = f"{inner[0]} (in a loop)"
         root, files = package_root(match["path"]), set(row.get("files", []))
         side = {"skipped_whole": [text]} if index < len(whole) else {"skipped_partial": [text]}
         for frame in skipped_frames(side, root, files):
-            found.setdefault(frame, reason)
+            # a resume function has no cause of its own in the discovery: the break in its frame
+            found.setdefault(frame, reason or _break_in(frame, root, at_site))
     return found
+
+
+def _break_in(frame: Frame, root: str, at_site: dict[str, list[str]]) -> str:
+    """The first recorded break written in ``frame``'s code, or "unknown"."""
+    spans = [s for s in scopes(os.path.join(root, frame[0])) if s.first == frame[1]]
+    if not spans:
+        return "unknown"
+    inside = sorted(
+        (int(line), reasons[0])
+        for site, reasons in at_site.items()
+        for path, _, line in [site.rpartition(":")]
+        if path == frame[0] and line.isdigit() and spans[0].start <= int(line) <= spans[0].end
+    )
+    return f"{inside[0][1]} (resumed frame)" if inside else "unknown"
 
 
 @lru_cache(maxsize=None)

@@ -70,7 +70,7 @@ def test_zoo_scores_precision_recall_and_misses_by_cause(tmp_path, monkeypatch) 
     assert precision.skip_causes(ROW) == {
         ("pkg/m.py", 5): "builtin print (in a loop)",
         ("pkg/m.py", 11): "Data dependent operator (in a loop)",
-        ("pkg/m.py", 15): "unknown",
+        ("pkg/m.py", 15): "unknown",  # nor a break in it
     }
     findings = [
         {"path": "pkg/m.py", "line": 6, "code": "GBF001"},  # in `forward`: skipped
@@ -92,3 +92,12 @@ def test_zoo_scores_precision_recall_and_misses_by_cause(tmp_path, monkeypatch) 
     )
     assert "| static | 2/3 (67%) [3/3 (100%)] | 1/2 (50%) |" in text
     assert "| Data dependent operator (in a loop) | 1 |" in text
+
+
+def test_a_frame_without_a_listed_cause_takes_the_break_written_in_it(tmp_path, monkeypatch) -> None:
+    precision = _precision()
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(MODEL)
+    monkeypatch.setattr(precision, "package_root", lambda relative: str(tmp_path))
+    row = {**ROW, "skipped_whole": ["torch_dynamo_resume_in_forward_at_8 (pkg/m.py:8)"], "skip_causes": []}
+    assert precision.skip_causes(row) == {("pkg/m.py", 5): "builtin print (resumed frame)"}
