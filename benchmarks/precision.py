@@ -2,6 +2,7 @@
 
     python benchmarks/precision.py                       # the models of results/realworld.json
     python benchmarks/precision.py --models mixtral dac --results DIR --gbfix-root DIR
+    python benchmarks/precision.py --zoo                 # the skipping models of results/zoo-discovery.jsonl
 
 It reads a real-model benchmark run (``realworld.json``: the files each model
 executes and, from its "before" side, the frames Dynamo skipped and the
@@ -19,6 +20,23 @@ A finding belongs to the innermost frame that holds its line: a function
 (named by its first line, decorators included, as Dynamo names frames), a
 lambda or a comprehension. The report goes to ``precision.md`` and
 ``precision.json`` beside ``realworld.json``.
+
+``--zoo`` scores the whole-zoo benchmark instead: every model of
+``zoo-discovery.jsonl`` with a skipped frame, the files they run scanned
+once per mode (as ``zoo_gbfix.py`` scans them), into ``precision-zoo.md``
+and ``precision-zoo.json``:
+
+- precision: findings that sit in a frame some model skips (whole, or from
+  a break on), over all findings in the files those models run;
+- recall: skipped frames that hold inline tensor ops (what a fix could bring
+  back into graphs, counted by gbfix's own tensor inference) with a finding;
+- misses by cause: each skipped frame without a finding, by the break that
+  made its model skip it.
+
+Trace mode reads each model's ``TORCH_TRACE`` log from the discovery's work
+directory (``--zoo-work``); a model whose log is not there is run again by
+``zoo_discover.py run`` into that directory first (``--no-record`` leaves it
+out of trace mode). A rerun with the logs in place costs two scans.
 """
 
 from __future__ import annotations
@@ -28,6 +46,7 @@ import ast
 import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -36,6 +55,8 @@ from typing import Any, Iterable, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+# --zoo counts a frame's inline tensor ops with gbfix's own analysis
+sys.path.insert(1, os.path.dirname(HERE))
 
 import realworld  # noqa: E402
 import zoo  # noqa: E402
@@ -304,15 +325,275 @@ def render(document: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# -- the whole zoo --------------------------------------------------------------------------------
+
+_CAUSE = re.compile(r"^(?P<name>\S+) \[(?P<kind>\w+)\]: (?P<reason>.*?)(?: @ (?P<site>\S+))?$")
+ZOO_MODES = ("static", "trace")
+
+
+def zoo_rows(results: str) -> list[dict[str, Any]]:
+    """The models of the zoo discovery with a skipped frame (the last row of a model wins)."""
+    import zoo_gbfix
+
+    return [row for row in zoo_gbfix.load(os.path.join(results, "zoo-discovery.jsonl")) if row.get("skipped")]
+
+
+def package_root(relative: str) -> str:
+    """The directory holding the installed package of a path like ``transformers/x.py``."""
+    return os.path.dirname(realworld.installed_dir(relative.split("/")[0]))
+
+
+def skip_causes(row: dict[str, Any]) -> dict[Frame, str]:
+    """Each frame a model skipped (as :func:`skipped_frames` names it) -> the break that made it
+    skip: the discovery lists a cause per frame by its name, in order; for "graph break in loop",
+    the break at that site (``Data dependent operator (in a loop)``)."""
+    whole, partial = row.get("skipped_whole", []), row.get("skipped_partial", [])
+    pending: dict[str, list[tuple[str, str]]] = {}
+    for text in row.get("skip_causes", []):
+        cause = _CAUSE.match(text)
+        if cause:
+            pending.setdefault(cause["name"], []).append((cause["reason"], cause["site"] or ""))
+    at_site: dict[str, list[str]] = {}
+    for text in row.get("break_sites", []):
+        reason, _, site = text.rpartition(" @ ")
+        at_site.setdefault(site, []).append(reason)
+    found: dict[Frame, str] = {}
+    for index, text in enumerate(whole + partial):
+        match = _FRAME.match(text)
+        if not match:
+            continue
+        reason, site = pending[match["name"]].pop(0) if pending.get(match["name"]) else ("", "")
+        inner = [r for r in at_site.get(site, []) if r != reason]
+        if reason == "graph break in loop" and inner:
+            reason = f"{inner[0]} (in a loop)"
+        root, files = package_root(match["path"]), set(row.get("files", []))
+        side = {"skipped_whole": [text]} if index < len(whole) else {"skipped_partial": [text]}
+        for frame in skipped_frames(side, root, files):
+            # a resume function has no cause of its own in the discovery: the break in its frame
+            found.setdefault(frame, reason or _break_in(frame, root, at_site))
+    return found
+
+
+def _break_in(frame: Frame, root: str, at_site: dict[str, list[str]]) -> str:
+    """The first recorded break written in ``frame``'s code, or "unknown"."""
+    spans = [s for s in scopes(os.path.join(root, frame[0])) if s.first == frame[1]]
+    if not spans:
+        return "unknown"
+    inside = sorted(
+        (int(line), reasons[0])
+        for site, reasons in at_site.items()
+        for path, _, line in [site.rpartition(":")]
+        if path == frame[0] and line.isdigit() and spans[0].start <= int(line) <= spans[0].end
+    )
+    return f"{inside[0][1]} (resumed frame)" if inside else "unknown"
+
+
+@lru_cache(maxsize=None)
+def inline_ops(path: str) -> dict[int, int]:
+    """First line of each frame of a file (function, lambda, comprehension) -> the tensor ops written
+    in it, as gbfix's tensor inference counts them (what a fix could bring back into graphs)."""
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from codemods.analysis.tensors.cst import FunctionTensors, inline_tensor_ops
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            wrapper = MetadataWrapper(cst.parse_module(handle.read()))
+    except (OSError, UnicodeDecodeError, cst.ParserSyntaxError):
+        return {}
+    positions = wrapper.resolve(PositionProvider)
+    tensors = FunctionTensors(wrapper.module)
+    found: dict[int, int] = {}
+    comprehensions = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Lambda)
+    todo: list[tuple[cst.CSTNode, Optional[cst.ClassDef], Optional[tuple[cst.FunctionDef, Any]]]] = [
+        (wrapper.module, None, None)
+    ]
+    while todo:
+        node, cls, func = todo.pop()
+        for child in node.children:
+            if isinstance(child, cst.ClassDef):
+                todo.append((child, child, None))
+            elif isinstance(child, cst.FunctionDef):
+                first = min([positions[child].start.line] + [positions[d].start.line for d in child.decorators])
+                found[first] = max(found.get(first, 0), tensors.inline_ops(child, cls))
+                todo.append((child, None, (child, cls)))
+            elif isinstance(child, comprehensions) and func is not None:
+                line = positions[child].start.line
+                found[line] = max(found.get(line, 0), inline_tensor_ops(tensors.facts(*func), [child]))
+                todo.append((child, cls, func))
+            else:
+                todo.append((child, cls, func))
+    return found
+
+
+def holds_ops(frame: Frame) -> bool:
+    return inline_ops(os.path.join(package_root(frame[0]), frame[0])).get(frame[1], 0) > 0
+
+
+def record_missing(rows: list[dict[str, Any]], work: str, timeout: int) -> None:
+    """Run the models whose ``TORCH_TRACE`` log is not under ``work`` again, into ``work``."""
+    import zoo_gbfix
+
+    missing = [zoo_gbfix.key(row) for row in rows if not os.path.exists(zoo_trace(row, work))]
+    if not missing:
+        return
+    print(f"recording {len(missing)} models into {work} ...", file=sys.stderr, flush=True)
+    command = [sys.executable, os.path.join(HERE, "zoo_discover.py"), "run", "--work", work]
+    command += ["--out", os.path.join(work, "precision-rerun.jsonl"), "--timeout", str(timeout)]
+    command += ["--libraries", *sorted({row["library"] for row in rows}), "--models", *missing]
+    env = {k: v for k, v in os.environ.items() if k != "TORCH_TRACE"}
+    subprocess.run(command, env=env, check=False)
+
+
+def zoo_trace(row: dict[str, Any], work: str) -> str:
+    import zoo_discover
+    import zoo_gbfix
+
+    return os.path.join(work, "traces", zoo_discover.safe_name(zoo_gbfix.key(row)) + ".log")
+
+
+def zoo_score(findings: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Precision, recall and misses of one mode's findings over the skipping models of the zoo."""
+    import zoo_gbfix
+
+    causes: dict[Frame, str] = {}
+    shown: set[Frame] = set()
+    per_model: dict[str, set[Frame]] = {}
+    for row in rows:
+        found = skip_causes(row)
+        for frame, cause in found.items():
+            causes.setdefault(frame, cause)
+        files = set(row.get("files", []))
+        by_root: dict[str, set[str]] = {}
+        for path in files:
+            by_root.setdefault(package_root(path), set()).add(path)
+        for root, group in by_root.items():
+            shown |= breaking_frames(row, root, group)
+        per_model[zoo_gbfix.key(row)] = set(found)
+    scanned = {path for row in rows for path in row.get("files", [])}
+    placed: dict[tuple[str, int, str], Optional[Frame]] = {}
+    for finding in findings:
+        if finding["code"] in FRAME_RULES and finding["path"] in scanned:
+            where = (finding["path"], finding["line"], finding["code"])
+            placed[where] = frame_at(package_root(finding["path"]), finding["path"], finding["line"])
+    with_finding = set(placed.values())
+    skipped = {frame for frame in causes if not is_generator(package_root(frame[0]), frame)}
+    counted = {frame for frame in skipped if holds_ops(frame)}
+    missed = counted - with_finding
+    by_cause: dict[str, int] = {}
+    for frame in missed:
+        by_cause[causes[frame]] = by_cause.get(causes[frame], 0) + 1
+    models = {}
+    for name, frames in per_model.items():
+        own = {frame for frame in frames if frame in counted}
+        models[name] = {"frames": len(own), "found": len(own & with_finding)}
+    return {
+        "findings": len(placed),
+        "in_skipped": sum(frame in skipped for frame in placed.values()),
+        "in_skipped_or_breaking": sum(frame in skipped or frame in shown for frame in placed.values()),
+        "skipped_frames": len(skipped),
+        "with_ops": len(counted),
+        "found": len(counted & with_finding),
+        "models": models,
+        "missed_by_cause": dict(sorted(by_cause.items(), key=lambda item: (-item[1], item[0]))),
+        "missed": [f"{path}:{line} ({causes[(path, line)]})" for path, line in sorted(missed)],
+        "without_ops": [f"{path}:{line} ({causes[(path, line)]})" for path, line in sorted(skipped - counted)],
+        "false": sorted(f"{p}:{n} {c}" for (p, n, c), frame in placed.items() if frame not in skipped),
+    }
+
+
+def zoo_main(args: argparse.Namespace) -> int:
+    import zoo_discover
+    import zoo_gbfix
+
+    rows = zoo_rows(args.results)
+    work = args.zoo_work or zoo_discover.DEFAULT_WORK
+    os.makedirs(os.path.join(work, "traces"), exist_ok=True)
+    if not args.no_record:
+        record_missing(rows, work, args.timeout)
+    traced = [row for row in rows if os.path.exists(zoo_trace(row, work))]
+    document: dict[str, Any] = {
+        "gbfix": realworld.gbfix_version(os.path.abspath(args.gbfix_root)),
+        "command": "python benchmarks/precision.py --zoo",
+        "models": [zoo_gbfix.key(row) for row in rows],
+        "traced": [zoo_gbfix.key(row) for row in traced],
+    }
+    for mode in ZOO_MODES:
+        print(f"scanning ({mode}) ...", file=sys.stderr, flush=True)
+        if mode == "trace" and not traced:
+            document[mode] = {"error": "no recorded run"}
+            continue
+        findings = zoo_gbfix.scan(mode, traced if mode == "trace" else rows, work, args.timeout)
+        if mode == "trace":
+            # the models without a log still run their files: their static findings stand
+            findings += [f for f in zoo_gbfix.scan("static", rows, work, args.timeout) if f not in findings]
+        document[mode] = zoo_score(findings, rows)
+    with open(os.path.join(args.results, "precision-zoo.json"), "w", encoding="utf-8") as handle:
+        json.dump(document, handle, indent=1)
+    text = render_zoo(document)
+    with open(os.path.join(args.results, "precision-zoo.md"), "w", encoding="utf-8") as handle:
+        handle.write(text)
+    print(text)
+    return 0
+
+
+def render_zoo(document: dict[str, Any]) -> str:
+    modes = [mode for mode in ZOO_MODES if "error" not in document[mode]]
+    lines = [
+        "# Precision and recall of findings on the whole-zoo benchmark",
+        "",
+        f"gbfix {document['gbfix']}; `{document['command']}`; {len(document['models'])} models of",
+        f"`zoo-discovery.jsonl` skip a frame, {len(document['traced'])} with a recorded run for trace mode.",
+        f"Findings of {', '.join(FRAME_RULES)} in the files those models run.",
+        "",
+        "- precision: findings in a frame some model skips (in brackets: or breaks in);",
+        "- recall: skipped frames holding inline tensor ops (gbfix's own count of the ops a fix could",
+        "  capture) with a finding; frames of generators and frames without such ops are left out.",
+        "",
+        "| mode | precision | recall |",
+        "|---|---|---|",
+    ]
+    for mode in modes:
+        side = document[mode]
+        broad = _ratio(side["in_skipped_or_breaking"], side["findings"])
+        lines.append(
+            f"| {mode} | {_ratio(side['in_skipped'], side['findings'])} [{broad}] | "
+            f"{_ratio(side['found'], side['with_ops'])} |"
+        )
+    lines += ["", "| model | " + " | ".join(f"{m} recall" for m in modes) + " |", "|---|" + "---|" * len(modes)]
+    for name in document["models"]:
+        cells = [_ratio(document[m]["models"][name]["found"], document[m]["models"][name]["frames"]) for m in modes]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    causes = sorted({c for m in modes for c in document[m]["missed_by_cause"]})
+    lines += ["", "Misses by the break that made the frame skip:", ""]
+    lines += ["| cause | " + " | ".join(modes) + " |", "|---|" + "---|" * len(modes)]
+    for cause in causes:
+        counts = [str(document[m]["missed_by_cause"].get(cause, 0)) for m in modes]
+        lines.append(f"| {cause} | " + " | ".join(counts) + " |")
+    for mode in modes:
+        side = document[mode]
+        lines += ["", f"Missed frames ({mode}):", ""] + [f"- {m}" for m in side["missed"]]
+        lines += ["", f"Findings outside a skipped frame ({mode}):", ""] + [f"- {f}" for f in side["false"]]
+    lines += ["", "Skipped frames without inline tensor ops (not counted in recall):", ""]
+    lines += [f"- {frame}" for frame in document[modes[0]]["without_ops"]] if modes else []
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default=os.path.join(HERE, "results"), help="directory holding realworld.json")
+    parser.add_argument("--zoo", action="store_true", help="score the skipping models of zoo-discovery.jsonl")
+    parser.add_argument("--zoo-work", default="", help="--zoo: the discovery's work directory (traces/)")
+    parser.add_argument("--no-record", action="store_true", help="--zoo: do not rerun models whose trace is missing")
     parser.add_argument("--models", nargs="+", metavar="NAME", help="default: every model of realworld.json")
     parser.add_argument("--gbfix-root", default=realworld.REPO, help="directory holding the gbfix code (rewriter/)")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per step")
     parser.add_argument("--keep", metavar="DIR", help="keep the recorded runs in DIR (default: a temporary directory)")
     parser.add_argument("--reuse", action="store_true", help="with --keep: score the runs already recorded there")
     args = parser.parse_args(argv)
+    if args.zoo:
+        return zoo_main(args)
     with open(os.path.join(args.results, "realworld.json"), encoding="utf-8") as handle:
         run = json.load(handle)
     models = [m for m in run["models"] if not args.models or m["name"] in args.models]

@@ -67,8 +67,7 @@ def _found(form: str) -> tuple[bool, bool]:
 def test_the_analysis_finds_what_the_probe_skipped(probe: dict) -> None:
     engine_found, index_found = _found(probe["form"])
     assert engine_found == probe["skips"], f"the engine {'misses' if probe['skips'] else 'reports'} {probe['form']}"
-    if probe["spelling"] != "x[mask]":  # the project index does not read subscripts (a file's own analysis does)
-        assert index_found == probe["skips"], f"the index {'misses' if probe['skips'] else 'marks'} {probe['form']}"
+    assert index_found == probe["skips"], f"the index {'misses' if probe['skips'] else 'marks'} {probe['form']}"
 
 
 def test_every_entry_has_a_probe_that_skips() -> None:

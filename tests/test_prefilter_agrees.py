@@ -17,6 +17,8 @@ import libcst as cst
 import pytest
 
 from codemods.analysis.breaks.cst import BreakProvider, find_breaks
+from codemods.analysis.catalogue import MASK_INDEX
+from codemods.analysis.project.index import summarise
 from codemods.fastcst.positions import LazyPositionProvider
 from codemods.fastcst.walk import ReadOnlyMetadataWrapper, descendants
 from rewriter.prefilter.facts import ScreenFacts
@@ -72,3 +74,113 @@ def test_the_check_can_fail(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(facts_module, "PARENTS_OF_LAST", parents)
     monkeypatch.setattr(facts_module, "SCREEN_WATCHED_NAMES", facts_module.SCREEN_WATCHED_NAMES - {"nonzero"})
     assert not blocks <= set(ScreenFacts(text).candidates())
+
+
+# -- the project index reads ``x[mask]`` as the file's analysis does -----------------------------
+
+
+def _masks_by_the_file(text: str) -> set[int]:
+    """Lines of the subscripts the libcst analysis reads as indexing by a boolean mask."""
+    wrapper = ReadOnlyMetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
+    breaks = wrapper.resolve(BreakProvider)
+    positions = wrapper.resolve(LazyPositionProvider)
+    return {
+        positions[node].start.line
+        for node, reason in breaks.items()
+        if isinstance(node, cst.Subscript) and reason is not None and reason.reason == MASK_INDEX.reason
+    }
+
+
+def _masks_by_the_index(text: str) -> set[int]:
+    """Lines the project index gives as a unit's first break, where that break is a mask read."""
+    summary = summarise(text, "/m.py", "m")
+    assert summary is not None
+    return {unit.direct[2] for unit in summary.units if unit.direct and unit.direct[0] == MASK_INDEX.reason}
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: os.path.relpath(p, os.path.join(ROOT, "golden")))
+def test_the_index_reads_a_mask_only_where_the_file_does(path: str) -> None:
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    assert _masks_by_the_index(text) <= _masks_by_the_file(text)
+
+
+MASK_MODULE = """\
+import torch
+
+
+class M(torch.nn.Module):
+    def forward(self, x, m, n: int, cfg=None):
+        keep = x > 0
+        {form}
+        return x
+
+
+def pad(x, amounts):
+    return x[amounts > 0]
+
+
+def caller(t: torch.Tensor):
+    return pad(t, t)
+"""
+MASK_FORMS = {
+    # read through a mask: both find it
+    "y = x[x > 0]": True,
+    "y = x[keep]": True,
+    "y = x[~keep]": True,
+    "y = x[keep & (x < 3)]": True,
+    "y = x[x.isfinite()]": True,
+    "y = x[torch.isnan(x)]": True,
+    "x[x > 0] += 1": True,
+    "y = (x * 2)[x != 0]": True,
+    # not a mask, or not read: neither does
+    "y = x[0]": False,
+    "y = x[m]": False,  # a parameter: what it holds is not known
+    "y = x[n > 0]": False,  # an int compared: a Python bool
+    "x[x > 0] = 0": False,  # an index_put
+    "y = x[keep, 0]": False,  # a tuple index
+    "y = x[1:keep]": False,
+    "y = [v for v in x[x > 0]]": True,
+    "y = {'a': 1}[cfg is None]": False,
+}
+
+
+@pytest.mark.parametrize("form", sorted(MASK_FORMS))
+def test_the_index_and_the_file_agree_on_a_mask_form(form: str) -> None:
+    text = MASK_MODULE.format(form=form)
+    line = 7
+    by_file, by_index = _masks_by_the_file(text), _masks_by_the_index(text)
+    assert (line in by_file) == MASK_FORMS[form], f"the file's analysis on {form}"
+    assert (line in by_index) == (line in by_file), f"the index on {form}"
+    # a helper handed a tensor by a caller of the file indexes by a mask of it, in both readings
+    assert 12 in by_file and 12 in by_index
+
+
+def test_the_mask_comparison_can_fail(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index that stopped reading bool methods would be caught."""
+    from codemods.analysis.tensors import ast as tensors_ast
+
+    text = MASK_MODULE.format(form="y = x[x.isfinite()]")
+    assert 7 in _masks_by_the_index(text)
+    monkeypatch.setattr(tensors_ast, "BOOL_METHODS", frozenset())
+    assert 7 not in _masks_by_the_index(text) and 7 in _masks_by_the_file(text)
+
+
+def test_a_loop_calling_a_mask_read_in_another_file_is_found(tmp_path) -> None:
+    from rewriter.engine.batch import build_project
+    from rewriter.engine.config import Settings
+    from rewriter.engine.pipeline import transform_source
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    util, model = tmp_path / "pkg" / "util.py", tmp_path / "pkg" / "model.py"
+    util.write_text("import torch\n\n\ndef positives(x: torch.Tensor):\n    return x[x > 0].sum()\n")
+    model.write_text(
+        "import torch\n\nfrom pkg.util import positives\n\n\nclass Model(torch.nn.Module):\n"
+        "    def forward(self, x):\n        for i in range(3):\n            x = x + positives(x)\n        return x\n"
+    )
+    settings = Settings(cache=False)
+    project = build_project([str(util), str(model)], settings, jobs=1)
+    outcome = transform_source(model.read_text(), str(model), settings, project.facts_for(str(model)))
+    assert [(f.code, f.line) for f in outcome.findings] == [("GBF001", 8)]
+    assert "indexing with a boolean mask" in outcome.findings[0].message

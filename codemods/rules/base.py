@@ -141,6 +141,8 @@ class RuleOptions(RuleSettings):
     recorded_break_lines: frozenset[int] = frozenset()
     #: frames of this file a real run ran eagerly
     recorded_skips: frozenset[RecordedSkip] = frozenset()
+    #: function key -> names a real run read as tensors there (:mod:`codemods.analysis.tensors.recorded`)
+    recorded_tensors: dict[str, frozenset[str]] = field(default_factory=dict)
     #: line -> codes suppressed there (empty set: every code)
     suppressions: dict[int, frozenset[str]] = field(default_factory=dict)
     #: rule codes that are active in this run (see ``Rule.DEFERS_TO``)

@@ -273,6 +273,7 @@ def with_recorded_breaks(
         load_skipped_frames,
         place_sites,
         place_skipped_frames,
+        recorded_tensor_names,
         third_party_callables,
     )
     from rewriter.runtime.trace import TraceError
@@ -296,9 +297,16 @@ def with_recorded_breaks(
     skips = dict(settings.recorded_skips)
     for path, frames in place_skipped_frames(skipped, files).items():
         skips[path] = skips.get(path, frozenset()) | frames
+    tensors = dict(settings.recorded_tensors)
+    for path, names in recorded_tensor_names(placements).items():
+        merged = dict(tensors.get(path, {}))
+        for key, found in names.items():
+            merged[key] = merged.get(key, frozenset()) | found
+        tensors[path] = merged
     return with_overrides(
         settings,
         recorded_breaks=recorded,
         recorded_skips=skips,
+        recorded_tensors=tensors,
         recorded_third_party=settings.recorded_third_party | third_party_callables(sites),
     )

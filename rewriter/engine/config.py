@@ -57,6 +57,8 @@ class Settings(RuleSettings):
     recorded_breaks: dict[str, frozenset[int]] = field(default_factory=dict)
     #: absolute path -> frames of it a real run ran eagerly (GBF011)
     recorded_skips: dict[str, frozenset[RecordedSkip]] = field(default_factory=dict)
+    #: absolute path -> function key -> names a real run read as tensors there
+    recorded_tensors: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
     #: the pyproject.toml the settings came from, if any
     source: Optional[str] = None
     #: keep results between runs (:mod:`rewriter.engine.cache`), in ``cache_dir`` ("": the user's cache directory)

@@ -27,6 +27,7 @@ from libcst.codemod import CodemodContext
 from codemods.analysis.breaks.cst import BreakProvider
 from codemods.analysis.helper_names import first_free_number
 from codemods.analysis.reach import NO_FACTS, ProjectFacts
+from codemods.analysis.tensors.cst import FunctionTensorsProvider
 from codemods.fastcst.positions import LazyPositionProvider
 from codemods.fastcst.walk import ReadOnlyMetadataWrapper, all_distinct
 from codemods.rules.base import Finding, RecordedSkip, RuleOptions
@@ -72,6 +73,7 @@ def rule_options(settings: Settings, text: str, path: str, project: ProjectFacts
         settings,
         recorded_break_lines=settings.recorded_breaks.get(path, frozenset()),
         recorded_skips=settings.recorded_skips.get(path, frozenset()),
+        recorded_tensors=settings.recorded_tensors.get(path, {}),
         suppressions=parse_suppressions(text),
         selected=frozenset(settings.active_codes),
         project_root=project_root(settings, path),
@@ -86,6 +88,8 @@ def _wrapper(
     """Metadata for ``module``; the break analysis gets the file's table of calls into other files, and
     positions the text ``module`` was parsed from, when it is that (they need generate less of it)."""
     cache: dict[Any, object] = {BreakProvider: options.project.external}
+    if options.recorded_tensors:
+        cache[FunctionTensorsProvider] = options.recorded_tensors
     if text is not None:
         cache[LazyPositionProvider] = text
     return ReadOnlyMetadataWrapper(module, unsafe_skip_copy=skip_copy, cache=cache)
@@ -316,5 +320,7 @@ def _recorded_moved(settings: Settings, path: str, old: str, new: str) -> Settin
 
 
 def recorded_here(settings: Settings, path: str) -> bool:
-    """Whether a real run recorded a break or a skipped frame in ``path``."""
-    return bool(settings.recorded_breaks.get(path) or settings.recorded_skips.get(path))
+    """Whether a real run recorded a break, a skipped frame or a tensor read in ``path``."""
+    return bool(
+        settings.recorded_breaks.get(path) or settings.recorded_skips.get(path) or settings.recorded_tensors.get(path)
+    )

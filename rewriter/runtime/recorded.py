@@ -28,6 +28,11 @@ Where the fact goes:
 
 Sites that match no scanned file are reported, one line each.
 
+A break that read a tensor (a data-dependent branch, ``Tensor.item()``) also
+says what the name it read is, in the frame it happened in:
+``Settings.recorded_tensors`` (file -> function -> names), the tensor
+inference's evidence (:mod:`codemods.analysis.tensors.recorded`).
+
 A trace also names every frame Dynamo ran eagerly (its failed
 compilations, and the breaks it could not resume after): those in scanned
 files become ``Settings.recorded_skips``, so a skip that no loop, ``with``
@@ -43,6 +48,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, Sequence
 
+from codemods.analysis.tensors.recorded import TRUTH, VALUE, recorded_tensors
 from codemods.rules.base import RecordedSkip
 from rewriter.engine.report import plural
 from rewriter.runtime.trace import (
@@ -197,6 +203,41 @@ def _read_text(path: str) -> Optional[str]:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+# --- what the breaks read: tensors (the tensor inference's evidence) -----------------------------
+
+#: Dynamo's break types (and codes) that read a tensor at their line, and what they read
+_TENSOR_READS = {
+    "Data-dependent branching": TRUTH,
+    "GB0170": TRUTH,
+    "Unsupported Tensor.item() call with capture_scalar_outputs=False": VALUE,
+    "GB0124": VALUE,
+}
+
+
+def recorded_tensor_names(
+    placements: Placements, read: Optional[Callable[[str], Optional[str]]] = None
+) -> dict[str, dict[str, frozenset[str]]]:
+    """Scanned file -> function key -> the names its recorded breaks read as tensors.
+
+    Only the frame the break happened in read anything there: the frames
+    outside it hold the call that led to it.
+    """
+    reads: dict[str, set[tuple[int, str]]] = defaultdict(set)
+    for p in placements.placed:
+        what = _TENSOR_READS.get(p.site.gb_code) or _TENSOR_READS.get(p.site.reason)
+        frames = p.site.traced_stack or (Frame(p.site.file, p.site.line, p.site.function),)
+        if what is not None and p.frame == frames[-1]:
+            reads[p.path].add((p.line, what))
+    read = read or _read_text
+    found: dict[str, dict[str, frozenset[str]]] = {}
+    for path, lines in reads.items():
+        text = read(path)
+        names = recorded_tensors(text, lines) if text is not None else {}
+        if names:
+            found[path] = names
+    return found
 
 
 # --- third-party callables a run saw break (GBF007's evidence) ----------------------------------

@@ -6,10 +6,20 @@ index ask this module, so what they let through is what the rules' analysis read
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Iterator
 
-from codemods.analysis.astnodes import CALL_REST, word_ends
-from codemods.analysis.catalogue import CONDITION_CALLS, TRUTH_WORD
+from codemods.analysis.astnodes import CALL_REST, expressions_of, word_ends
+from codemods.analysis.catalogue import (
+    BOOL_FUNCTIONS,
+    BOOL_MARK,
+    BOOL_METHODS,
+    CONDITION_CALLS,
+    MASK_LINE,
+    NAME_INDEX,
+    TRUTH_WORD,
+)
 
 
 def condition_call_ends(text: str) -> Iterator[int]:
@@ -28,3 +38,109 @@ def reads_a_truth(text: str, offset: int) -> bool:
     start = text.rfind("\n", 0, offset) + 1
     end = text.find("\n", offset)
     return TRUTH_WORD.search(text, start, end if end != -1 else len(text)) is not None
+
+
+def mask_index_starts(text: str) -> Iterator[int]:
+    """Where each subscript that may read through a boolean mask starts (its ``[``): one with
+    what a bool tensor is written with between its brackets (``x[x > 0]``, :data:`MASK_LINE`),
+    or one by a name alone that some line binds to such a value (``x[keep]`` after
+    ``keep = x > 0``, :data:`NAME_INDEX`). The index reads only these lines."""
+    line_end = -1
+    for match in MASK_LINE.finditer(text):
+        if match.start() < line_end:
+            continue
+        line_end = text.find("\n", match.start())
+        if line_end == -1:
+            line_end = len(text)
+        yield from _marked_brackets(text, match.start(), line_end)
+    by_name: dict[str, list[int]] = {}
+    for match in NAME_INDEX.finditer(text):
+        if not match.group(1)[0].isdigit():
+            by_name.setdefault(match.group(1), []).append(match.start())
+    for name, starts in by_name.items():
+        if _bound_to_a_mask(text, name):
+            yield from starts
+
+
+def _bound_to_a_mask(text: str, name: str) -> bool:
+    """A line of ``text`` starts by binding ``name`` alone to what a bool tensor is written with
+    (``keep = x > 0``): found by plain text search, which costs far less than a pattern tried at
+    every word."""
+    for probe in (f"{name} =", f"{name}="):
+        at = text.find(probe)
+        while at != -1:
+            value = at + len(probe)
+            end = text.find("\n", value)
+            end = len(text) if end == -1 else end
+            before = text[text.rfind("\n", 0, at) + 1 : at]
+            if not before.strip() and not text.startswith("=", value) and BOOL_MARK.search(text, value, end):
+                return True
+            at = text.find(probe, at + 1)
+    return False
+
+
+_BRACKETS = re.compile(r"[\[\]]")
+
+
+def _marked_brackets(text: str, start: int, end: int) -> Iterator[int]:
+    """The ``[`` between ``start`` and ``end`` (one line) whose brackets hold a bool mark."""
+    opened: list[int] = []
+    for bracket in _BRACKETS.finditer(text, start, end):
+        at = bracket.start()
+        if text[at] == "[":
+            opened.append(at)
+        elif opened:
+            first = opened.pop()
+            if BOOL_MARK.search(text, first + 1, at):
+                yield first
+
+
+#: a lambda's body does not run with the statement: a read there is left to the file's own analysis
+_NOT_HERE = (ast.Lambda,)
+
+
+def subscripts_on(stmt: ast.stmt, line: int) -> list[ast.Subscript]:
+    """The subscripts by one index written as a mask may be, on ``line`` alone, that ``stmt``
+    reads (``x[m]``, and ``x[m] += v``, which reads it first), not those it only stores to or
+    deletes (``x[m] = v`` is an ``index_put``: no break)."""
+    stored = set()
+    if isinstance(stmt, ast.Assign):
+        stored = {id(t) for target in stmt.targets for t in ast.walk(target) if isinstance(t, ast.Subscript)}
+    elif isinstance(stmt, (ast.AnnAssign, ast.Delete)):
+        targets = stmt.targets if isinstance(stmt, ast.Delete) else [stmt.target]
+        stored = {id(t) for target in targets for t in ast.walk(target) if isinstance(t, ast.Subscript)}
+    found = []
+    stack = list(expressions_of(stmt))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _NOT_HERE):
+            continue
+        if (
+            isinstance(node, ast.Subscript)
+            and id(node) not in stored
+            and node.lineno == node.end_lineno == line
+            and _may_be_a_mask(node.slice)
+        ):
+            found.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _may_be_a_mask(index: ast.expr) -> bool:
+    """``index`` is written as a bool tensor may be, whatever its kinds: a name, one comparison,
+    ``~``/``&``/``|``/``^`` of such, a call of a bool method or function (as the file's analysis
+    asks before its tensor inference: :func:`codemods.analysis.tensors.cst.may_be_bool_tensor`)."""
+    if isinstance(index, ast.Name):
+        return True
+    if isinstance(index, ast.Compare):
+        return len(index.ops) == 1 and isinstance(index.ops[0], (ast.Lt, ast.Gt, ast.LtE, ast.GtE, ast.Eq, ast.NotEq))
+    if isinstance(index, ast.UnaryOp):
+        return isinstance(index.op, ast.Invert) and _may_be_a_mask(index.operand)
+    if isinstance(index, ast.BinOp):
+        bitwise = isinstance(index.op, (ast.BitAnd, ast.BitOr, ast.BitXor))
+        return bitwise and _may_be_a_mask(index.left) and _may_be_a_mask(index.right)
+    return (
+        isinstance(index, ast.Call)
+        and isinstance(index.func, ast.Attribute)
+        and index.func.attr in BOOL_METHODS | BOOL_FUNCTIONS
+    )

@@ -53,7 +53,14 @@ from codemods.analysis.names.scopes import Scope, ScopeTracker, names_in
 from codemods.analysis.nodes import NESTED_SCOPES, dotted_name
 from codemods.analysis.reach import ExternalBreak, call_key
 from codemods.analysis.tensors.arguments import bound_arguments
-from codemods.analysis.tensors.cst import OTHER, TensorFacts, may_be_bool_tensor, returns_a_tensor, torch_aliases
+from codemods.analysis.tensors.cst import (
+    OTHER,
+    FunctionTensorsProvider,
+    TensorFacts,
+    may_be_bool_tensor,
+    returns_a_tensor,
+    torch_aliases,
+)
 from codemods.fastcst import walk
 
 
@@ -157,6 +164,8 @@ class _Collector(ScopeTracker):
         #: function node id -> names it assigns, alone, a value written as a mask can be
         #: (:func:`may_be_bool_tensor`): only those may index by a mask (see ``TensorFacts.is_bool_tensor``)
         self._mask_names: dict[int, set[str]] = {}
+        #: function key -> names a recorded run read as tensors (:mod:`codemods.analysis.tensors.recorded`)
+        self.recorded: Mapping[str, frozenset[str]] = {}
 
     # -- scopes -------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -198,8 +207,12 @@ class _Collector(ScopeTracker):
         operand of ``not``, the left operand of ``and``/``or``); a break there is keyed on
         ``holder``. The ``not``/``and``/``or`` inside it are read with it, not again."""
         self._chained.update(_truth_chain(test))
-        if self._func_stack and _calls_a_condition(test):
-            self._conditions.append((test, holder, self._func_stack[-1], tuple(self._guards)))
+        if not self._func_stack:
+            return
+        fn = self._func_stack[-1]
+        recorded = self.recorded.get(fn.qualname)
+        if _calls_a_condition(test) or (recorded and _reads_one_of(test, recorded)):
+            self._conditions.append((test, holder, fn, tuple(self._guards)))
 
     def visit_While(self, node: cst.While) -> None:
         # keyed on the loop, so that it counts for the loops around it: a ``while`` on a tensor with
@@ -443,7 +456,10 @@ class _Collector(ScopeTracker):
         returning: list[str] = []
         if methods and fn.cls is not None:
             returning = [n for n, m in self.class_methods.get(fn.cls, {}).items() if returns_a_tensor(m.node)]
-        return TensorFacts(fn.node, fn.cls is not None, submodules, self._torch_names, tensor_params, returning)
+        recorded = self.recorded.get(fn.qualname, ())
+        return TensorFacts(
+            fn.node, fn.cls is not None, submodules, self._torch_names, tensor_params, returning, recorded
+        )
 
     def _tensor_params(self, fn: _Function) -> frozenset[str]:
         """Parameters of ``fn`` some call in the file hands a tensor, or a tuple holding one,
@@ -679,11 +695,22 @@ def _reads_a_tensor(call: cst.Call, facts: TensorFacts) -> bool:
     if _positional(call) != 1:
         return False
     arg = call.args[0].value
+    if facts.recorded and dotted_name(arg) in facts.recorded:
+        return True  # a run read this very name as a tensor (:mod:`codemods.analysis.tensors.recorded`)
     if "\n" in _code(arg):
         return False
     if not any(type(node) is cst.Call and isinstance(node.func, cst.Attribute) for node in walk.descendants(arg)):
         return False
     return facts.is_tensor(arg)
+
+
+def _reads_one_of(test: cst.BaseExpression, names: frozenset[str]) -> bool:
+    """``test`` reads one of ``names`` (bare or dotted), outside a nested scope."""
+    for node in walk.descendants(test, lambda node: type(node) not in _NOT_IN_TEST):
+        if type(node) is cst.Name or type(node) is cst.Attribute:
+            if dotted_name(node) in names:
+                return True
+    return False
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -813,6 +840,9 @@ class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]
 
     # _Collector comes first: its visit_ methods must win over the no-op stubs.
 
+    #: it reads the recorded run's tensor evidence that the wrapper gave that provider
+    METADATA_DEPENDENCIES = (FunctionTensorsProvider,)
+
     def __init__(self, cache: object = None) -> None:
         # Without a table (a file on its own) nothing outside the module is known.
         BatchableMetadataProvider.__init__(self, cache if cache is not None else {})
@@ -825,6 +855,10 @@ class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]
     ) -> Mapping[str, object]:
         """libcst's hook for providers that take a cache: the engine fills the table itself."""
         return {path: {} for path in paths}
+
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)
+        self.recorded = self.get_metadata(FunctionTensorsProvider, node).recorded
 
     def leave_Module(self, original_node: cst.Module) -> None:
         self.replay()

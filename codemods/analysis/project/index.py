@@ -38,7 +38,7 @@ from functools import lru_cache
 from typing import Any, Iterator, Optional, Union
 
 from codemods.analysis.astnodes import dotted, expressions_of, long_docstring, loop_submodule, normal
-from codemods.analysis.breaks.ast import condition_call_ends
+from codemods.analysis.breaks.ast import condition_call_ends, mask_index_starts, subscripts_on
 from codemods.analysis.catalogue import (
     BY_QUALIFIED,
     BY_TENSOR_READ,
@@ -46,6 +46,7 @@ from codemods.analysis.catalogue import (
     LOGGER_METHOD_NAMES,
     LOGGER_NAMES,
     LOGGER_RECEIVER_LASTS,
+    MASK_INDEX,
     METHOD_NAMES,
     TENSOR_READ_NAMES,
     TENSOR_READ_REST,
@@ -486,6 +487,21 @@ class _Reader:
         evidence = self._evidence(line) if tests else None
         return evidence is not None and any(evidence.branches_on_tensor(test) for test in tests)
 
+    def _indexes_by_mask(self, line: int) -> bool:
+        """A subscript on ``line`` reads through a boolean mask (``x[x > 0]``), on strong evidence."""
+        stmt = _statement_at(self.tree.body, line)
+        subscripts = subscripts_on(stmt, line) if stmt is not None else []
+        evidence = self._evidence(line) if subscripts else None
+        if evidence is None:
+            return False
+        if any(evidence.indexes_by_mask(s) for s in subscripts):
+            return True
+        # what the file's calls hand the function makes a parameter a tensor (``emb[labels == -1]``)
+        if not any(evidence.reads_a_parameter(s) for s in subscripts):
+            return False
+        handed = self._evidence(line, arguments=True)
+        return handed is not None and any(handed.indexes_by_mask(s) for s in subscripts)
+
     # -- the summary ------------------------------------------------------------------------
     def summarise(self) -> FileSummary:
         lines = _LineIndex(self.text)
@@ -533,6 +549,10 @@ class _Reader:
             at = self.unit_at(line)
             if at is not None and direct[at] is None and not cold.holds(line) and self._branches_on_tensor(line):
                 direct[at] = (CONDITION.reason, CONDITION.raises, line)
+        for line in sorted({lines.line_of(start) for start in mask_index_starts(self.text)}):
+            at = self.unit_at(line)
+            if at is not None and direct[at] is None and not cold.holds(line) and self._indexes_by_mask(line):
+                direct[at] = (MASK_INDEX.reason, MASK_INDEX.raises, line)
         blocks = [False] * len(self.units)
         for match in _BLOCK_WORDS.finditer(self.text):
             at = self.unit_at(lines.line_of(match.start()))

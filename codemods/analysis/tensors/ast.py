@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator
 from typing import Optional, Union
 
 from codemods.analysis.astnodes import dotted
-from codemods.analysis.catalogue import CONDITION_CALLS, TRACING_GUARDS
+from codemods.analysis.catalogue import BOOL_FUNCTIONS, BOOL_METHODS, CONDITION_CALLS, TRACING_GUARDS
 from codemods.analysis.tensors.cst import METHOD_NON_TENSOR, TENSOR_ATTRIBUTES, TORCH_NON_TENSOR, names_a_tensor_type
 
 Def = Union[ast.FunctionDef, ast.AsyncFunctionDef]
@@ -87,6 +87,9 @@ class TensorEvidence:
         ``tensor_methods``: methods of the class annotated to return a tensor."""
         self.torch = torch
         self.tensor_methods = tensor_methods
+        self.func = func
+        #: names bound once, on one line, to a bool tensor (once asked)
+        self._masks: Optional[frozenset[str]] = None
         #: parameters and local names that hold a tensor
         self.params: set[str] = set(flows)
         args = func.args
@@ -189,6 +192,90 @@ class TensorEvidence:
         if isinstance(test, ast.BoolOp):
             return any(self._truth_of_tensor(value) for value in _read_values(test))
         return self.is_tensor(test)
+
+    # -- boolean masks (``x[mask]``) ----------------------------------------------------------
+    def indexes_by_mask(self, subscript: ast.Subscript) -> bool:
+        """``x[mask]``: ``x`` a tensor and ``mask`` a bool tensor, on strong evidence (see
+        :meth:`is_bool_tensor`)."""
+        return self.is_tensor(subscript.value) and self.is_bool_tensor(subscript.slice)
+
+    def reads_a_parameter(self, expr: ast.expr) -> bool:
+        """``expr`` reads a parameter of the function by name."""
+        args = self.func.args
+        params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+        return any(isinstance(node, ast.Name) and node.id in params for node in ast.walk(expr))
+
+    def is_bool_tensor(self, expr: ast.expr) -> bool:
+        """A comparison with a tensor, ``~``/``&``/``|``/``^`` of bool tensors, a bool method of a
+        tensor or bool function of ``torch``, or a name bound once in the function, by a plain
+        assignment on one line, to one of these (what the file's analysis calls a bool tensor)."""
+        if self._masks is None:
+            self._masks = self._settle_masks()
+        return self._is_bool(expr, self._masks)
+
+    def _settle_masks(self) -> frozenset[str]:
+        args = self.func.args
+        params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
+        bindings: dict[str, int] = {}
+        single: dict[str, ast.expr] = {}
+        for node in own_nodes(self.func.body):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                bindings[node.id] = bindings.get(node.id, 0) + 1
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    name = (alias.asname or alias.name).split(".")[0]
+                    bindings[name] = bindings.get(name, 0) + 1
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                bindings[node.name] = bindings.get(node.name, 0) + 1
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.lineno == node.end_lineno
+            ):
+                single[node.targets[0].id] = node.value
+        values = {
+            name: value
+            for name, value in single.items()
+            if bindings.get(name) == 1 and name not in params and self.is_tensor(value)
+        }
+        found: set[str] = set()
+        while True:
+            new = {name for name, value in values.items() if name not in found and self._is_bool(value, found)}
+            if not new:
+                return frozenset(found)
+            found |= new
+
+    def _is_bool(self, expr: ast.expr, names: Iterable[str]) -> bool:
+        if isinstance(expr, ast.Name):
+            return expr.id in names
+        if isinstance(expr, ast.Compare):
+            return (
+                len(expr.ops) == 1  # ``a < x < b`` takes the truth of ``a < x``
+                and isinstance(expr.ops[0], _BOOL_COMPARISONS)
+                and (self.is_tensor(expr.left) or self.is_tensor(expr.comparators[0]))
+            )
+        if isinstance(expr, ast.UnaryOp):
+            return isinstance(expr.op, ast.Invert) and self._is_bool(expr.operand, names)
+        if isinstance(expr, ast.BinOp):
+            return (
+                isinstance(expr.op, _BOOL_OPERATORS)
+                and self._is_bool(expr.left, names)
+                and self._is_bool(expr.right, names)
+            )
+        if not isinstance(expr, ast.Call) or not isinstance(expr.func, ast.Attribute):
+            return False
+        last = expr.func.attr
+        head = dotted(expr.func.value)
+        if head is not None and head in self.torch:
+            return last in BOOL_FUNCTIONS
+        return last in BOOL_METHODS and self.is_tensor(expr.func.value)
+
+
+#: comparisons whose result is a bool tensor when a side is a tensor (``is``/``in`` are Python's)
+_BOOL_COMPARISONS = (ast.Lt, ast.Gt, ast.LtE, ast.GtE, ast.Eq, ast.NotEq)
+#: operators whose result is a bool tensor when both sides are
+_BOOL_OPERATORS = (ast.BitAnd, ast.BitOr, ast.BitXor)
 
 
 def _calls_a_condition(test: ast.expr) -> bool:

@@ -14,7 +14,8 @@ Each expression gets one of three kinds, from evidence in the function:
   parameters a caller in the file hands a tensor (or a tuple holding one,
   whatever the annotation says); ``self.m(...)`` of a method annotated to
   return a ``Tensor``; methods and arithmetic of tensors; a name some
-  binding gives a tensor.
+  binding gives a tensor; a name or dotted name (``self.mask``) a recorded
+  run read as a tensor in the function (:mod:`codemods.analysis.tensors.recorded`).
 * ``OTHER``: literals and displays, ``len()``/``int()``/``range()``…,
   values read out of a tensor (``.item()``, ``.tolist()``, ``.shape``,
   ``.size()``…), parameters annotated as something else, loop variables
@@ -37,8 +38,8 @@ of a submodule is its own frame).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Optional
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Optional
 
 import libcst as cst
 from libcst.metadata import BaseMetadataProvider
@@ -136,6 +137,7 @@ _BOOL_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor)
 TORCH_NON_TENSOR = _TORCH_NON_TENSOR
 METHOD_NON_TENSOR = _METHOD_NON_TENSOR
 TENSOR_ATTRIBUTES = _TENSOR_ATTRIBUTES
+TENSOR_METHODS = _TENSOR_METHODS
 
 
 #: names an annotation of a plain Python value is made of
@@ -143,6 +145,12 @@ _PLAIN_TYPES = frozenset(
     "int float bool str bytes complex list dict tuple set frozenset None Optional Union List Dict Tuple Set "
     "FrozenSet Sequence Mapping Iterable Literal typing".split()
 )
+
+
+def function_key(name: str, cls: Optional[str]) -> str:
+    """How a recorded run's evidence names a function: ``Class.method`` for a method, its own
+    name otherwise (:mod:`codemods.analysis.tensors.recorded`)."""
+    return f"{cls}.{name}" if cls else name
 
 
 def names_a_tensor_type(name: str) -> bool:
@@ -191,8 +199,13 @@ class TensorFacts:
         torch_names: Iterable[str] = ("torch",),
         tensor_params: Iterable[str] = (),
         tensor_methods: Iterable[str] = (),
+        recorded: Iterable[str] = (),
     ) -> None:
         self.func = func
+        #: names and dotted names (``self.mask``) a recorded run read as tensors here
+        #: (:mod:`codemods.analysis.tensors.recorded`)
+        self.recorded = frozenset(recorded)
+        self._recorded_attributes = frozenset(name for name in self.recorded if "." in name)
         #: ``self`` attributes holding submodules
         self.submodules = frozenset(submodules)
         #: methods of the class annotated to return a tensor (``self._padding(x)``)
@@ -213,8 +226,8 @@ class TensorFacts:
         params = func.params
         for index, param in enumerate((*params.posonly_params, *params.params, *params.kwonly_params)):
             kind = _annotation_kind(param.annotation)
-            if param.name.value in tensor_params:
-                # what callers pass beats an annotation (``paddings: tuple[int, int]`` given tensors)
+            if param.name.value in tensor_params or param.name.value in self.recorded:
+                # what callers pass, or a run read, beats an annotation (``paddings: tuple[int, int]`` given tensors)
                 kind = TENSOR
             elif kind is None and is_method and index == 0:
                 kind = OTHER  # self
@@ -226,6 +239,9 @@ class TensorFacts:
             if isinstance(star, cst.Param):
                 self.kinds[star.name.value] = OTHER  # a tuple, a dict
         self._settle()
+        for name in self.recorded - self._recorded_attributes:
+            # a global or a name of an enclosing function that a run read as a tensor here
+            self.kinds.setdefault(name, TENSOR)
         self._memo = {}
 
     def _own_nodes(self, root: cst.CSTNode) -> Iterable[cst.CSTNode]:
@@ -280,7 +296,11 @@ class TensorFacts:
             changed = False
             for name, values in by_name.items():
                 kinds = [UNKNOWN if value is None else self.kind(value) for value in values]
-                kind = _join([*kinds, params[name]] if name in params else kinds)
+                if name in params:
+                    kinds.append(params[name])
+                if name in self.recorded:
+                    kinds.append(TENSOR)  # what the run saw joins the bindings like any evidence
+                kind = _join(kinds)
                 if kind == TENSOR and name in mappings:
                     kind = UNKNOWN
                 if kind != self.kinds.get(name):
@@ -317,6 +337,8 @@ class TensorFacts:
                 return OTHER
             return self.kinds.get(expr.value, UNKNOWN)
         if isinstance(expr, cst.Attribute):
+            if self._recorded_attributes and dotted_name(expr) in self._recorded_attributes:
+                return TENSOR
             base = self.kind(expr.value)
             if expr.attr.value in _TENSOR_FACTS and base != OTHER:
                 return OTHER
@@ -586,8 +608,10 @@ class FunctionTensors:
     """Each function's :class:`TensorFacts` and inline tensor op count as the rules read them,
     built on the first question and kept for the tree."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, recorded: Optional[Mapping[str, frozenset[str]]] = None) -> None:
         self.module = module
+        #: function key -> names a recorded run read as tensors (:func:`~.recorded.recorded_tensors`)
+        self.recorded: Mapping[str, frozenset[str]] = recorded or {}
         self._facts: dict[int, TensorFacts] = {}
         self._ops: dict[int, int] = {}
         self._submodules: dict[int, frozenset[str]] = {}
@@ -602,7 +626,10 @@ class FunctionTensors:
                 if id(cls) not in self._submodules:
                     self._submodules[id(cls)] = submodule_attributes(cls)
                 submodules = self._submodules[id(cls)]
-            found = self._facts[id(func)] = TensorFacts(func, cls is not None, submodules, self.torch_names())
+            recorded = self.recorded.get(function_key(func.name.value, cls.name.value if cls else None), ())
+            found = self._facts[id(func)] = TensorFacts(
+                func, cls is not None, submodules, self.torch_names(), recorded=recorded
+            )
         return found
 
     def torch_names(self) -> frozenset[str]:
@@ -622,5 +649,18 @@ class FunctionTensorsProvider(BaseMetadataProvider[FunctionTensors]):
     """The module's :class:`FunctionTensors`, set on the module node: the rules that share a
     metadata wrapper (every rule of a file until one changes the tree) infer each function once."""
 
+    def __init__(self, cache: object = None) -> None:
+        # Without evidence (static mode, a file on its own) every name is read from the code alone.
+        super().__init__(cache if cache is not None else {})
+
+    @classmethod
+    def gen_cache(
+        cls, root_path: Any, paths: list[str], timeout: Optional[int] = None, **kwargs: Any
+    ) -> Mapping[str, object]:
+        """libcst's hook for providers that take a cache: the engine hands each file its evidence itself."""
+        return {path: {} for path in paths}
+
     def _gen_impl(self, module: cst.Module) -> None:
-        self.set_metadata(module, FunctionTensors(module))
+        # the cache (``MetadataWrapper(..., cache={FunctionTensorsProvider: evidence})``): what a
+        # recorded run read as tensors in this file, by function
+        self.set_metadata(module, FunctionTensors(module, self.cache))  # type: ignore[arg-type]
