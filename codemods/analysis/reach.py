@@ -47,7 +47,7 @@ EVIDENCE_LEVELS: tuple[Evidence, ...] = ("recorded", "entry", "forward", "none")
 
 def evidence_meets(evidence: str, least: str) -> bool:
     """Whether ``evidence`` is at least as strong as ``least`` (both of :data:`EVIDENCE_LEVELS`)."""
-    return EVIDENCE_LEVELS.index(evidence) <= EVIDENCE_LEVELS.index(least)  # type: ignore[arg-type]
+    return EVIDENCE_LEVELS.index(evidence) <= EVIDENCE_LEVELS.index(least)
 
 
 @dataclass(frozen=True)
