@@ -632,3 +632,19 @@ def _set_values(expr: cst.BaseExpression) -> set[str]:
 
 def _values(exprs: list[cst.BaseExpression]) -> set[str]:
     return {name for name in map(dotted_name, exprs) if name}
+
+
+def branch_holding(block: cst.CSTNode, node: cst.CSTNode) -> Optional[cst.If]:
+    """The outermost ``if`` inside ``block`` (not in a function it defines) whose branches, not
+    its test, hold ``node``: the path ``node`` is on runs only when that test says so."""
+
+    def enter(inner: cst.CSTNode) -> bool:
+        return type(inner) not in NESTED_SCOPES
+
+    for inner in walk.descendants(block, enter=enter):
+        if not isinstance(inner, cst.If):
+            continue
+        branches = [inner.body, *([inner.orelse] if inner.orelse is not None else [])]
+        if any(found is node for branch in branches for found in walk.descendants(branch, enter=enter)):
+            return inner
+    return None

@@ -15,6 +15,11 @@ again.
 
 :func:`host_loop` finds such a loop in a loop's own code, for the rules
 that decide whether a breaking loop is worth rewriting.
+
+:func:`host_results` judges a loop by what it computes instead: a loop whose
+results are Python values (lists of ints or strings, an alignment's
+backtrace, a decoded sequence's bookkeeping) is host work whatever it runs
+over.
 """
 
 from __future__ import annotations
@@ -23,8 +28,9 @@ from typing import Optional, Union
 
 import libcst as cst
 
-from codemods.analysis.names.bindings import function_scope_use
+from codemods.analysis.names.bindings import function_scope_use, name_use, target_names
 from codemods.analysis.nodes import ITEM_BUILTINS, NESTED_SCOPES, dotted_name
+from codemods.analysis.tensors.cst import OTHER, TensorFacts
 from codemods.fastcst import walk
 
 #: calls whose result runs over (some of) the items of their positional arguments
@@ -85,3 +91,103 @@ def host_loop(node: Union[cst.For, cst.While], names: frozenset[str] = frozenset
         if isinstance(inner, cst.For) and reads_device_values(inner.iter, names):
             return inner
     return None
+
+
+# -- loops whose results are Python values ----------------------------------------------------
+
+#: list, set and dict methods that store their (last) argument in the receiver
+_STORES = frozenset({"append", "insert", "extend", "add", "update", "setdefault"})
+#: builtins whose result holds (some of) the items of their arguments
+_HOLDING = frozenset({"list", "tuple", "set", "sorted", "reversed", "zip", "enumerate", "dict", "frozenset"})
+#: statement calls that only write output on the host
+_OUTPUT_HEADS = ("print", "logger.", "logging.", "warnings.", "log.", "self.logger.")
+
+
+def host_results(loop: Union[cst.For, cst.While], func: cst.FunctionDef, facts: TensorFacts) -> str:
+    """What ``loop`` leaves behind when all of it is Python values (``"lists of Python values
+    (`as_list`)"``), or "" when some result is, or may be, a tensor, or the loop has an effect
+    the analysis cannot see (a call whose result it drops, ``yield``).
+
+    Judged from what the loop computes, on the tensor analysis' evidence
+    (:mod:`codemods.analysis.tensors.cst`): what it stores into a list, set
+    or dict (``xs.append(v)``, ``xs.insert(0, v)``, ``d[k] = v``), the names
+    it binds that code outside it reads, and what it returns must be plain
+    values (``.item()``, ``.tolist()``, ``int()``, literals, displays of
+    such); an unknown value is taken for a tensor. Tensor ops used only to
+    compute such values are host bookkeeping: a frame per trip around them
+    captures ops whose results leave the graph at once.
+    """
+
+    def enter(node: cst.CSTNode) -> bool:
+        return type(node) not in NESTED_SCOPES
+
+    stored: set[str] = set()
+    seen: set[str] = set()
+
+    def plain(expr: cst.BaseExpression) -> bool:
+        return _plain_value(expr, facts, seen)
+
+    for node in walk.descendants(loop.body, enter=enter):
+        if isinstance(node, (cst.Yield, cst.Await)):
+            return ""
+        if isinstance(node, cst.Return) and node.value is not None and not plain(node.value):
+            return ""
+        if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call):
+            call = node.value
+            receiver = _stored_into(call)
+            if receiver is not None:
+                if not all(plain(arg.value) for arg in call.args[-1:]):
+                    return ""
+                stored.add(receiver)
+            elif not (dotted_name(call.func) or "").startswith(_OUTPUT_HEADS):
+                return ""  # a call made for its effect: it may change a tensor or a module
+        elif isinstance(node, cst.Expr) and not isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return ""
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = node.targets if isinstance(node, cst.Assign) else [node]
+            for target in targets:
+                written = target.target
+                if isinstance(written, cst.Subscript):
+                    # ``d[k] = v`` stores into a container; into a tensor it is tensor work
+                    if facts.kind(written.value) != OTHER or node.value is None or not plain(node.value):
+                        return ""
+                    stored.add(dotted_name(written.value) or "")
+                elif isinstance(written, cst.Attribute):
+                    return ""  # ``self.cache = ...``: state outside the loop
+    read_outside = function_scope_use(func, loop).read
+    bound = name_use([loop.body]).bound | (set(target_names(loop.target)) if isinstance(loop, cst.For) else set())
+    results = sorted(name for name in bound & read_outside if name not in stored)
+    if any(facts.kind(cst.Name(name)) != OTHER for name in results):
+        return ""
+    shown = ", ".join(f"`{name}`" for name in sorted(stored | set(results)) if name)
+    return f"Python values ({shown})" if shown else "nothing but Python values"
+
+
+def _stored_into(call: cst.Call) -> Optional[str]:
+    """``xs`` of ``xs.append(v)`` (a list, set or dict method that stores an argument), else None."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _STORES and call.args:
+        return dotted_name(func.value)
+    return None
+
+
+def _plain_value(expr: cst.BaseExpression, facts: TensorFacts, seen: set[str]) -> bool:
+    """Whether ``expr`` is a Python value on evidence: a display only of such values, a name
+    bound once to one, or what the tensor analysis calls plain (an unknown is no plain value)."""
+    if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+        return all(_plain_value(element.value, facts, seen) for element in expr.elements)
+    if isinstance(expr, cst.Dict):
+        return all(
+            isinstance(element, cst.DictElement) and _plain_value(element.value, facts, seen)
+            for element in expr.elements
+        )
+    if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        return _plain_value(expr.elt, facts, seen)
+    if isinstance(expr, cst.Call) and dotted_name(expr.func) in _HOLDING:
+        return all(_plain_value(arg.value, facts, seen) for arg in expr.args)
+    if isinstance(expr, cst.Name) and expr.value not in seen:
+        value = facts.assigned_once(expr.value)
+        if value is not None:
+            seen.add(expr.value)
+            return _plain_value(value, facts, seen)
+    return facts.kind(expr) == OTHER

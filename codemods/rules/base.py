@@ -527,11 +527,22 @@ class FunctionScopedRule(Rule):
         def suppressed(node: cst.CSTNode) -> bool:
             return self.suppressed_for("GBF010", node)
 
+        return cause_removes(self.cause_analysis(), site.node, fix_mode, suppressed)
+
+    def cause_analysis(self) -> CauseAnalysis:
+        """GBF010's analysis of the module's output calls (made the first time it is asked for)."""
         if self._causes is None:
             assert self._module is not None
-            recorded = self.options.recorded_break_lines
-            self._causes = analyse_causes(self._module, self.lookup, self.line_of, recorded, fix_mode, suppressed)
-        return cause_removes(self._causes, site.node, fix_mode, suppressed)
+            options = self.options
+            recorded = options.recorded_break_lines
+
+            def suppressed(node: cst.CSTNode) -> bool:
+                return self.suppressed_for("GBF010", node)
+
+            self._causes = analyse_causes(
+                self._module, self.lookup, self.line_of, recorded, options.fix_mode, suppressed
+            )
+        return self._causes
 
     def breaks_in(self, nodes: Sequence[cst.CSTNode]) -> list[BreakSite]:
         """The breaks in ``nodes`` this rule fixes (GBF010's, when active, are left to it)."""
