@@ -122,10 +122,10 @@ def host_results(loop: Union[cst.For, cst.While], func: cst.FunctionDef, facts: 
         return type(node) not in NESTED_SCOPES
 
     stored: set[str] = set()
-    seen: set[str] = set()
+    values = _assigned_values(func)
 
     def plain(expr: cst.BaseExpression) -> bool:
-        return _plain_value(expr, facts, seen)
+        return _plain_value(expr, facts, values, set())
 
     for node in walk.descendants(loop.body, enter=enter):
         if isinstance(node, (cst.Yield, cst.Await)):
@@ -157,7 +157,7 @@ def host_results(loop: Union[cst.For, cst.While], func: cst.FunctionDef, facts: 
     read_outside = function_scope_use(func, loop).read
     bound = name_use([loop.body]).bound | (set(target_names(loop.target)) if isinstance(loop, cst.For) else set())
     results = sorted(name for name in bound & read_outside if name not in stored)
-    if any(facts.kind(cst.Name(name)) != OTHER for name in results):
+    if not all(plain(cst.Name(name)) for name in results):
         return ""
     shown = ", ".join(f"`{name}`" for name in sorted(stored | set(results)) if name)
     return f"Python values ({shown})" if shown else "nothing but Python values"
@@ -167,27 +167,56 @@ def _stored_into(call: cst.Call) -> Optional[str]:
     """``xs`` of ``xs.append(v)`` (a list, set or dict method that stores an argument), else None."""
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value in _STORES and call.args:
-        return dotted_name(func.value)
+        receiver = func.value
+        # a local container; ``self.update(...)`` is a method call with effects of its own
+        if isinstance(receiver, cst.Name) and receiver.value != "self":
+            return receiver.value
     return None
 
 
-def _plain_value(expr: cst.BaseExpression, facts: TensorFacts, seen: set[str]) -> bool:
-    """Whether ``expr`` is a Python value on evidence: a display only of such values, a name
-    bound once to one, or what the tensor analysis calls plain (an unknown is no plain value)."""
+def _assigned_values(func: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
+    """Name -> the values ``func``'s own code assigns it (``x = v``, ``x: T = v``, and ``v`` of ``x += v``)."""
+
+    def enter(node: cst.CSTNode) -> bool:
+        return type(node) not in NESTED_SCOPES
+
+    found: dict[str, list[cst.BaseExpression]] = {}
+    for node in walk.descendants(func.body, enter=enter):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    found.setdefault(target.target.value, []).append(node.value)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name):
+            if node.value is not None:
+                found.setdefault(node.target.value, []).append(node.value)
+    return found
+
+
+def _plain_value(
+    expr: cst.BaseExpression, facts: TensorFacts, values: dict[str, list[cst.BaseExpression]], seen: set[str]
+) -> bool:
+    """Whether ``expr`` is a Python value on evidence: a display only of such values, a name every
+    assignment gives one (and the tensor analysis calls plain), or what the tensor analysis calls
+    plain (an unknown is no plain value; a display of tensors is no plain value here)."""
+
+    def plain(inner: cst.BaseExpression) -> bool:
+        return _plain_value(inner, facts, values, seen)
+
     if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
-        return all(_plain_value(element.value, facts, seen) for element in expr.elements)
+        return all(plain(element.value) for element in expr.elements)
     if isinstance(expr, cst.Dict):
-        return all(
-            isinstance(element, cst.DictElement) and _plain_value(element.value, facts, seen)
-            for element in expr.elements
-        )
+        return all(isinstance(element, cst.DictElement) and plain(element.value) for element in expr.elements)
     if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
-        return _plain_value(expr.elt, facts, seen)
+        return plain(expr.elt)
+    if isinstance(expr, cst.IfExp):
+        return plain(expr.body) and plain(expr.orelse)
+    if isinstance(expr, cst.BinaryOperation):
+        return plain(expr.left) and plain(expr.right)
     if isinstance(expr, cst.Call) and dotted_name(expr.func) in _HOLDING:
-        return all(_plain_value(arg.value, facts, seen) for arg in expr.args)
-    if isinstance(expr, cst.Name) and expr.value not in seen:
-        value = facts.assigned_once(expr.value)
-        if value is not None:
-            seen.add(expr.value)
-            return _plain_value(value, facts, seen)
+        return all(plain(arg.value) for arg in expr.args)
+    if isinstance(expr, cst.Name) and expr.value in values:
+        if expr.value in seen:
+            return True  # its other assignments decide
+        seen.add(expr.value)
+        return facts.kind(expr) == OTHER and all(plain(value) for value in values[expr.value])
     return facts.kind(expr) == OTHER
