@@ -199,6 +199,10 @@ class M(nn.Module):
         "        path = [0]\n        for t in range(n):\n            path.insert(0, backpointers[t, path[0]].item())",
         # strings
         "        names = []\n        for t in range(n):\n            names.append(str(backpointers[t, 0].item()))",
+        # scores in a dict of lists, as a safety checker keeps them
+        "        found = {'bad': [], 'scores': {}}\n        for t in range(n):\n"
+        "            found['scores'][t] = round(backpointers[t].sum().item() - 0.5, 3)\n"
+        "            found['bad'].append(t)",
         # a count read off the device
         "        total = 0\n        for t in range(n):\n            total += int(backpointers[t].sum())\n"
         "        x = x + total",
@@ -222,6 +226,10 @@ def test_loops_whose_results_are_python_values_are_host_work(body: str, tmp_path
         "        states = ()\n        for t in range(n):\n"
         "            states = states + (x * backpointers[t].sum().item(),)\n"
         "        x = states[0]",
+        # round() of a tensor is a tensor
+        "        rows = []\n        for t in range(n):\n"
+        "            rows.append(round(x[t] * backpointers[t].sum().item()))\n"
+        "        x = torch.stack(rows)",
         # a tensor written in place
         "        for t in range(n):\n            x[t] = x[t] * backpointers[t].sum().item()",
         # a call made for its effect

@@ -99,14 +99,16 @@ def host_loop(node: Union[cst.For, cst.While], names: frozenset[str] = frozenset
 _STORES = frozenset({"append", "insert", "extend", "add", "update", "setdefault"})
 #: builtins whose result holds (some of) the items of their arguments
 _HOLDING = frozenset({"list", "tuple", "set", "sorted", "reversed", "zip", "enumerate", "dict", "frozenset"})
+#: builtins whose result is a Python value when their arguments are (``round(t)`` of a tensor is a tensor)
+_PLAIN_OF_PLAIN = frozenset({"round", "abs", "min", "max", "sum", "divmod", "pow"})
 #: statement calls that only write output on the host
 _OUTPUT_HEADS = ("print", "logger.", "logging.", "warnings.", "log.", "self.logger.")
 
 
 def host_results(loop: Union[cst.For, cst.While], func: cst.FunctionDef, facts: TensorFacts) -> str:
-    """What ``loop`` leaves behind when all of it is Python values (``"lists of Python values
-    (`as_list`)"``), or "" when some result is, or may be, a tensor, or the loop has an effect
-    the analysis cannot see (a call whose result it drops, ``yield``).
+    """What ``loop`` leaves behind when all of it is Python values (``"Python values
+    (`as_list`)"``), or "" when it leaves nothing, some result is, or may be, a tensor, or the
+    loop has an effect the analysis cannot see (a call whose result it drops, ``yield``).
 
     Judged from what the loop computes, on the tensor analysis' evidence
     (:mod:`codemods.analysis.tensors.cst`): what it stores into a list, set
@@ -160,7 +162,9 @@ def host_results(loop: Union[cst.For, cst.While], func: cst.FunctionDef, facts: 
     if not all(plain(cst.Name(name)) for name in results):
         return ""
     shown = ", ".join(f"`{name}`" for name in sorted(stored | set(results)) if name)
-    return f"Python values ({shown})" if shown else "nothing but Python values"
+    # A loop that computes nothing for later (it only prints) is no bookkeeping: what its fix
+    # brings into graphs is the work around it.
+    return f"Python values ({shown})" if shown else ""
 
 
 def _stored_into(call: cst.Call) -> Optional[str]:
@@ -168,10 +172,16 @@ def _stored_into(call: cst.Call) -> Optional[str]:
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value in _STORES and call.args:
         receiver = func.value
+        while isinstance(receiver, cst.Subscript):
+            receiver = receiver.value  # ``result["bad"].append(i)``: a container in a container
         # a local container; ``self.update(...)`` is a method call with effects of its own
         if isinstance(receiver, cst.Name) and receiver.value != "self":
             return receiver.value
     return None
+
+
+#: what a name unpacked from an unknown value stands for: no evidence of a Python value
+_UNKNOWN_VALUE = cst.Name("_gbfix_unknown_value")
 
 
 def _assigned_values(func: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
@@ -181,11 +191,23 @@ def _assigned_values(func: cst.FunctionDef) -> dict[str, list[cst.BaseExpression
         return type(node) not in NESTED_SCOPES
 
     found: dict[str, list[cst.BaseExpression]] = {}
+
+    def bind(target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            found.setdefault(target.value, []).append(value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            parts = value.elements if isinstance(value, (cst.Tuple, cst.List)) else ()
+            paired = len(parts) == len(target.elements) and not any(
+                isinstance(e, cst.StarredElement) for e in (*parts, *target.elements)
+            )
+            for at, element in enumerate(target.elements):
+                # ``a, b = f()``: what each name gets is not known here
+                bind(element.value, parts[at].value if paired else _UNKNOWN_VALUE)
+
     for node in walk.descendants(func.body, enter=enter):
         if isinstance(node, cst.Assign):
             for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    found.setdefault(target.target.value, []).append(node.value)
+                bind(target.target, node.value)
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name):
             if node.value is not None:
                 found.setdefault(node.target.value, []).append(node.value)
@@ -212,7 +234,7 @@ def _plain_value(
         return plain(expr.body) and plain(expr.orelse)
     if isinstance(expr, cst.BinaryOperation):
         return plain(expr.left) and plain(expr.right)
-    if isinstance(expr, cst.Call) and dotted_name(expr.func) in _HOLDING:
+    if isinstance(expr, cst.Call) and dotted_name(expr.func) in _HOLDING | _PLAIN_OF_PLAIN:
         return all(plain(arg.value) for arg in expr.args)
     if isinstance(expr, cst.Name) and expr.value in values:
         if expr.value in seen:

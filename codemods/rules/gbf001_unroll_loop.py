@@ -132,7 +132,9 @@ class UnrollLoop(LoopRule):
             return updated_node
         message = self.describe_break(func, sites)
         nothing = self.nothing_to_capture(func)
-        left = nothing or self.host_results_note(original_node, func) or self.smaller_fix_note(original_node, sites)
+        left = (
+            nothing or self.host_results_note(original_node, func, sites) or self.smaller_fix_note(original_node, sites)
+        )
         if left:
             self.report(original_node, message, "none", note=left)
             return updated_node

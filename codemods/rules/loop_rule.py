@@ -67,9 +67,14 @@ class LoopRule(FunctionScopedRule):
     def describe_break(self, func: cst.FunctionDef, sites: list[BreakSite]) -> str:
         return self.skip_message("a loop", func, sites)
 
-    def host_results_note(self, loop: Loop, func: cst.FunctionDef) -> str:
+    def host_results_note(self, loop: Loop, func: cst.FunctionDef, sites: list[BreakSite]) -> str:
         """Why ``loop`` is left eager as host work, judged by what it computes
-        (:func:`codemods.analysis.host_loops.host_results`), or ""."""
+        (:func:`codemods.analysis.host_loops.host_results`), or "": a loop that reads the device
+        (some break is no output call) and whose results are all Python values."""
+        if all(site.reason.cause for site in sites):
+            # It only prints or logs: no bookkeeping of device values, and what a fix brings into
+            # graphs is the work around it.
+            return ""
         results = host_results(loop, func, self.tensor_facts(func))
         if not results:
             return ""
