@@ -191,27 +191,29 @@ def _assigned_values(func: cst.FunctionDef) -> dict[str, list[cst.BaseExpression
         return type(node) not in NESTED_SCOPES
 
     found: dict[str, list[cst.BaseExpression]] = {}
-
-    def bind(target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Name):
-            found.setdefault(target.value, []).append(value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            parts = value.elements if isinstance(value, (cst.Tuple, cst.List)) else ()
-            paired = len(parts) == len(target.elements) and not any(
-                isinstance(e, cst.StarredElement) for e in (*parts, *target.elements)
-            )
-            for at, element in enumerate(target.elements):
-                # ``a, b = f()``: what each name gets is not known here
-                bind(element.value, parts[at].value if paired else _UNKNOWN_VALUE)
-
     for node in walk.descendants(func.body, enter=enter):
         if isinstance(node, cst.Assign):
             for target in node.targets:
-                bind(target.target, node.value)
+                _bind(found, target.target, node.value)
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name):
             if node.value is not None:
                 found.setdefault(node.target.value, []).append(node.value)
     return found
+
+
+def _bind(found: dict[str, list[cst.BaseExpression]], target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+    """Record what ``target = value`` gives each name of ``target`` (a module-level function: a
+    nested recursive one would hold the tree in a reference cycle)."""
+    if isinstance(target, cst.Name):
+        found.setdefault(target.value, []).append(value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        parts = value.elements if isinstance(value, (cst.Tuple, cst.List)) else ()
+        paired = len(parts) == len(target.elements) and not any(
+            isinstance(e, cst.StarredElement) for e in (*parts, *target.elements)
+        )
+        for at, element in enumerate(target.elements):
+            # ``a, b = f()``: what each name gets is not known here
+            _bind(found, element.value, parts[at].value if paired else _UNKNOWN_VALUE)
 
 
 def _plain_value(
