@@ -232,11 +232,11 @@ def test_gbf005_names_the_module_compiled_not_the_name_bound_to_the_result(tmp_p
 def test_gbf010_findings_carry_their_reach_in_json(tmp_path, monkeypatch):
     (tmp_path / "m.py").write_text(
         "import torch\n\n\ndef helper(x):\n    print('x')\n    return x\n\n\n"
-        "def step(x):\n    return helper(x) + 1\n\n\n"
+        "def step(x):\n    for _ in range(2):\n        x = helper(x) + 1\n    return x\n\n\n"
         "compiled = torch.compile(step)\n"
     )
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(app, ["scan", "m.py", "--select", "GBF010", "--format", "json"])
     (finding,) = json.loads(result.stdout)["findings"]
-    assert finding["code"] == "GBF010"
-    assert finding["reach"] == "m.py:step → helper (passed to torch.compile at m.py:13)"
+    assert finding["code"] == "GBF010" and finding["evidence"] == "entry"
+    assert finding["reach"] == "m.py:step → helper (passed to torch.compile at m.py:15)"
