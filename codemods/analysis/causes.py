@@ -144,8 +144,9 @@ def analyse_causes(
     for found in survey.calls:
         if not found.holders and (found.function is None or found.function.name.value not in survey.called_in_blocks):
             # No loop, `with` or `try` holds the call, in its function or around a call of that
-            # function in this file: Dynamo resumes after the break and skips no frame there. (A
-            # caller in another file that calls it in a loop is that file's loop finding.)
+            # function by its name in this file: Dynamo resumes after the break and skips no frame
+            # there. (A loop that calls it otherwise, a module's `forward` through `self.block(x)`
+            # or from another file, is that loop's finding: the break is raised at its call.)
             continue
         line = line_of(found.call) if recorded_lines else 0  # positions cost a walk of their own
         if found.reason.recorded_only and line not in recorded_lines:
