@@ -185,13 +185,14 @@ def test_a_tensor_changed_in_place_later_makes_the_reorder_unsafe() -> None:
 
         @torch.compile
         def step(x: torch.Tensor):
-            x = x * 2
-            print(x)
-            print(x.sum())
-            x.add_(1)
+            for _ in range(2):
+                x = x * 2
+                print(x)
+                x.add_(1)
             return x
         """
-    assert _fix(source) == {6: ("reorder", "unsafe"), 7: ("reorder", "safe")}
+    assert _fix(source) == {7: ("reorder", "unsafe")}
+    assert _fix(source.replace("print(x)", "print(x.sum())")) == {7: ("reorder", "safe")}
 
 
 def test_a_call_outside_the_compiled_function_is_guarded() -> None:
@@ -203,10 +204,29 @@ def test_a_call_outside_the_compiled_function_is_guarded() -> None:
 
         @torch.compile
         def step(x: torch.Tensor):
-            report(x)
+            for _ in range(2):
+                report(x)
             return x * 2
         """
     assert _fix(source) == {4: ("guard", "unsafe")}
+
+
+def test_a_call_dynamo_resumes_after_is_no_finding() -> None:
+    """No loop, ``with`` or ``try`` holds the call, in its function or around a call of it: the
+    break splits the graph and skips no frame."""
+    source = """\
+        import torch
+
+        def report(x):
+            print("total", x.sum())
+
+        @torch.compile
+        def step(x: torch.Tensor):
+            report(x)
+            print(x.mean())
+            return x * 2
+        """
+    assert _fix(source) == {}
 
 
 def test_a_reorder_a_structural_fix_would_move_is_a_guard_instead() -> None:
@@ -252,16 +272,18 @@ def test_calls_a_setting_of_the_file_covers_are_not_findings() -> None:
         @torch._dynamo.config.patch(reorderable_logging_functions={print})
         @torch.compile
         def step(x: torch.Tensor):
-            print(x.sum())
+            for _ in range(2):
+                print(x.sum())
             return x
 
         def other(x: torch.Tensor):
-            print(x.sum())
+            for _ in range(2):
+                print(x.sum())
             return x
 
         fast = torch.compile(other)
         """
-    assert _fix(source) == {10: ("reorder", "safe")}
+    assert _fix(source) == {12: ("reorder", "safe")}
     process_wide = source.rstrip(" ") + "        torch._dynamo.config.reorderable_logging_functions.add(print)\n"
     assert _fix(process_wide) == {}
 
@@ -333,7 +355,10 @@ def test_the_module_line_sits_before_the_compile_statement_with_its_comment() ->
 
         class Net(nn.Module):
             def forward(self, x):
-                print("mean", x.mean())
+                try:
+                    print("mean", x.mean())
+                finally:
+                    x = x + 0
                 return x
 
         def main():
@@ -342,7 +367,7 @@ def test_the_module_line_sits_before_the_compile_statement_with_its_comment() ->
             return model
         """)
     text, _ = _apply(source, "GBF010")
-    assert text.splitlines()[9:12] == [
+    assert text.splitlines()[12:15] == [
         "    # the model, compiled",
         "    torch._dynamo.config.reorderable_logging_functions.add(print)  # gbfix GBF010: print() runs "
         "after the compiled graph, in the frame torch.compile starts on",
@@ -357,8 +382,11 @@ def test_imports_the_settings_name_are_added() -> None:
 
         @torch.compile
         def step(x: torch.Tensor):
-            warn("careful")
-            return x * 2
+            try:
+                warn("careful")
+            finally:
+                x = x * 2
+            return x
         """)
     text, _ = _apply(source, "GBF010", fix_mode="unsafe")
     assert "import warnings\n" in text

@@ -319,7 +319,7 @@ def test_counts_are_in_the_right_number(project):
     assert "gbfix: 1 file scanned (0 screened out, 1 parsed), 1 would change, 0 errors in " in one.stderr
     (project / "broken.py").write_text(BROKEN)
     failed = gbfix("scan", "examples/stats.py", "broken.py", cwd=str(project))
-    assert "gbfix: 2 files scanned (0 screened out, 1 parsed), 1 finding, 1 error in " in failed.stderr
+    assert "gbfix: 2 files scanned (0 screened out, 1 parsed), 1 finding (1 break), 1 error in " in failed.stderr
 
 
 @pytest.mark.cli

@@ -175,3 +175,69 @@ def test_another_breaking_loop_of_the_function_keeps_its_rewrite() -> None:
     )
     assert found[5].fix == "safe"
     assert new_text is not None and "def _gbfix_" in new_text
+
+
+# -- host work judged by what a loop computes ---------------------------------------------------
+
+RESULTS = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x, backpointers, n: int):
+        x = x * 2
+{body}
+        return x
+"""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # an alignment's backtrace: lists of ints
+        "        path = [0]\n        for t in range(n):\n            path.insert(0, backpointers[t, path[0]].item())",
+        # strings
+        "        names = []\n        for t in range(n):\n            names.append(str(backpointers[t, 0].item()))",
+        # scores in a dict of lists, as a safety checker keeps them
+        "        found = {'bad': [], 'scores': {}}\n        for t in range(n):\n"
+        "            found['scores'][t] = round(backpointers[t].sum().item() - 0.5, 3)\n"
+        "            found['bad'].append(t)",
+        # a count read off the device
+        "        total = 0\n        for t in range(n):\n            total += int(backpointers[t].sum())\n"
+        "        x = x + total",
+    ],
+)
+def test_loops_whose_results_are_python_values_are_host_work(body: str, tmp_path) -> None:
+    path = str(tmp_path / "m.py")
+    outcome = transform_source(RESULTS.format(body=body), path, Settings(select=("GBF002",)))
+    (finding,) = outcome.findings
+    assert finding.fix == "none" and "host work: the loop computes Python values" in finding.note
+    assert outcome.new_text is None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # tensors stored in a list
+        "        rows = []\n        for t in range(n):\n            rows.append(x[t] * int(backpointers[t].sum()))\n"
+        "        x = torch.stack(rows)",
+        # a tuple of tensors grown trip by trip (a layer loop's hidden states)
+        "        states = ()\n        for t in range(n):\n"
+        "            states = states + (x * backpointers[t].sum().item(),)\n"
+        "        x = states[0]",
+        # round() of a tensor is a tensor
+        "        rows = []\n        for t in range(n):\n"
+        "            rows.append(round(x[t] * backpointers[t].sum().item()))\n"
+        "        x = torch.stack(rows)",
+        # a tensor written in place
+        "        for t in range(n):\n            x[t] = x[t] * backpointers[t].sum().item()",
+        # a call made for its effect
+        "        for t in range(n):\n            self.update(x, backpointers[t].sum().item())",
+    ],
+)
+def test_loops_with_tensor_results_are_not(body: str, tmp_path) -> None:
+    path = str(tmp_path / "m.py")
+    outcome = transform_source(RESULTS.format(body=body), path, Settings(select=("GBF002",)))
+    (finding,) = outcome.findings
+    assert "host work" not in finding.note

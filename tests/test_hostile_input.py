@@ -354,7 +354,8 @@ def test_a_self_documenting_fstring_in_a_loop_is_unrolled(project):
     (project / "eq.py").write_text(text)
     scan = gbfix("scan", "eq.py", cwd=project)
     assert scan.returncode == 1, scan.stderr
-    assert scan.stdout.startswith("eq.py:4:5: GBF001 ") and scan.stdout.rstrip().endswith("[fix: safe]")
+    assert scan.stdout.startswith("eq.py:4:5: GBF001 ")
+    assert scan.stdout.rstrip().endswith("[fix: safe] [evidence: none]")
     result = gbfix("apply", "eq.py", cwd=project)
     assert result.returncode == 0, result.stderr
     new = (project / "eq.py").read_text()

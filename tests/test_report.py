@@ -203,10 +203,11 @@ def test_statistics_count_per_rule():
     assert rows[0] == {
         "code": code,
         "name": REGISTRY[code].NAME,
+        "kind": "break",
         "count": 3,
         "fix": {"safe": 1, "unsafe": 1, "none": 1},
     }
-    assert rows[1]["code"] == UNUSED_IGNORE and rows[1]["count"] == 1
+    assert rows[1]["code"] == UNUSED_IGNORE and rows[1]["count"] == 1 and rows[1]["kind"] == "suppression"
     text = render_statistics(sample_report(), "text").splitlines()
     assert re.match(rf"3  {code}\s+{REGISTRY[code].NAME}\s+fix: 1 safe, 1 unsafe, 1 none$", text[0])
     assert json.loads(render_statistics(sample_report(), "json")) == rows

@@ -17,7 +17,8 @@ from tests.golden import ROOT
 from tests.test_cli import gbfix, snapshot
 
 LINE = re.compile(
-    r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>GBF\d{3}) (?P<msg>.+) \[fix: (?P<fix>safe|unsafe|none)\]$"
+    r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>GBF\d{3}) (?P<msg>.+) \[fix: (?P<fix>safe|unsafe|none)\]"
+    r"( \[evidence: (?P<evidence>recorded|entry|forward|none)\])?( \[(?P<advice>advice)\])?$"
 )
 
 BREAKING_LOOP = (
@@ -72,7 +73,7 @@ def test_findings_are_linter_lines_sorted_with_exit_1(project):
         tree = ast.parse((project / m["path"]).read_text())
         starts = {(n.lineno, n.col_offset + 1) for n in ast.walk(tree) if hasattr(n, "lineno")}
         assert (int(m["line"]), int(m["col"])) in starts
-    assert re.search(r"3 files scanned .* \d+ findings, 0 errors", result.stderr)
+    assert re.search(r"3 files scanned .* (\d+) findings \(\1 breaks\), 0 errors", result.stderr)
 
 
 def test_scan_changes_nothing(project):
@@ -101,7 +102,7 @@ def test_refused_fix_shows_its_reason(project):
     assert result.exit_code == 1
     (line,) = result.stdout.splitlines()
     assert line.startswith("refused.py:3:5: GBF001 ")
-    assert line.endswith("; not unrolled: the loop body has `break` [fix: none]")
+    assert line.endswith("; not unrolled: the loop body has `break` [fix: none] [evidence: entry]")
 
 
 def test_errors_exit_2_and_the_batch_goes_on(project):
@@ -145,7 +146,8 @@ def test_statistics(project):
     assert result.exit_code == 1
     assert re.fullmatch(r"4  GBF001  unroll-loop  fix: 3 safe, 1 none\n", result.stdout)
     rows = json.loads(invoke("scan", ".", "--select", "GBF001", "--statistics", "--format", "json").stdout)
-    assert rows == [{"code": "GBF001", "name": "unroll-loop", "count": 4, "fix": {"safe": 3, "unsafe": 0, "none": 1}}]
+    fixes = {"safe": 3, "unsafe": 0, "none": 1}
+    assert rows == [{"code": "GBF001", "name": "unroll-loop", "kind": "break", "count": 4, "fix": fixes}]
     assert invoke("scan", ".", "--statistics", "--format", "sarif").exit_code == 2
 
 
@@ -207,7 +209,8 @@ def test_code_that_reads_its_own_frame_is_refused_with_the_reason(project, name,
     result = invoke("scan", "loop.py", "--select", "GBF001,GBF002", "--reach", "all")
     assert result.exit_code == 1
     (line,) = result.stdout.splitlines()
-    assert line.endswith(f"; not outlined: it uses {reason}, which depends on the frame it runs in [fix: none]")
+    refused = f"; not outlined: it uses {reason}, which depends on the frame it runs in [fix: none]"
+    assert line.endswith(f"{refused} [evidence: none]")
     unrolled = invoke("scan", "loop.py", "--select", "GBF001", "--reach", "all")
     assert "GBF001" in unrolled.stdout and f"the loop body uses {reason}" in unrolled.stdout
 
@@ -229,11 +232,11 @@ def test_gbf005_names_the_module_compiled_not_the_name_bound_to_the_result(tmp_p
 def test_gbf010_findings_carry_their_reach_in_json(tmp_path, monkeypatch):
     (tmp_path / "m.py").write_text(
         "import torch\n\n\ndef helper(x):\n    print('x')\n    return x\n\n\n"
-        "def step(x):\n    return helper(x) + 1\n\n\n"
+        "def step(x):\n    for _ in range(2):\n        x = helper(x) + 1\n    return x\n\n\n"
         "compiled = torch.compile(step)\n"
     )
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(app, ["scan", "m.py", "--select", "GBF010", "--format", "json"])
     (finding,) = json.loads(result.stdout)["findings"]
-    assert finding["code"] == "GBF010"
-    assert finding["reach"] == "m.py:step → helper (passed to torch.compile at m.py:13)"
+    assert finding["code"] == "GBF010" and finding["evidence"] == "entry"
+    assert finding["reach"] == "m.py:step → helper (passed to torch.compile at m.py:15)"

@@ -275,10 +275,10 @@ def test_trace_guided_scan_reports_and_bad_traces_exit_2(tmp_path, trace_dir):
     assert found.returncode == 1, found.stderr
     assert found.stdout.splitlines() == [
         "src/model.py:8:5: GBF001 graph break inside a loop (recorded as a graph break by a run, line 9) "
-        "makes Dynamo skip `step` and its 4 inline tensor ops [fix: safe]",
+        "makes Dynamo skip `step` and its 4 inline tensor ops [fix: safe] [evidence: recorded]",
         # the run's data-dependent branch also says what it read: a tensor's truth
         "src/model.py:15:5: GBF001 graph break inside a loop (a branch on a tensor's values (data-dependent "
-        "control flow), line 16) makes Dynamo skip `gate` and its 5 inline tensor ops [fix: safe]",
+        "control flow), line 16) makes Dynamo skip `gate` and its 5 inline tensor ops [fix: safe] [evidence: recorded]",
     ]
     # --all-logs also read the golden cases: their files are not scanned here
     assert found.stderr.count("not placed: no scanned file has this name") == 4

@@ -142,6 +142,12 @@ def analyse_causes(
     torch_names = torch_aliases(module)
     facts: dict[int, TensorFacts] = {}
     for found in survey.calls:
+        if not found.holders and (found.function is None or found.function.name.value not in survey.called_in_blocks):
+            # No loop, `with` or `try` holds the call, in its function or around a call of that
+            # function by its name in this file: Dynamo resumes after the break and skips no frame
+            # there. (A loop that calls it otherwise, a module's `forward` through `self.block(x)`
+            # or from another file, is that loop's finding: the break is raised at its call.)
+            continue
         line = line_of(found.call) if recorded_lines else 0  # positions cost a walk of their own
         if found.reason.recorded_only and line not in recorded_lines:
             continue
@@ -505,6 +511,9 @@ class _Survey(ScopeTracker, cst.BatchableCSTVisitor):
         self._lines: list[cst.SimpleStatementLine] = []
         #: per function (the module first): the loops, `with` and `try` statements open there
         self._holders: list[list[cst.CSTNode]] = [[]]
+        #: last names of the callees called inside a loop, `with` or `try` (``report`` of
+        #: ``self.report(x)``): a break in them is raised inside that block
+        self.called_in_blocks: set[str] = set()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         super().visit_ClassDef(node)
@@ -570,6 +579,8 @@ class _Survey(ScopeTracker, cst.BatchableCSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         self._setting_call(node)
+        if self._holders[-1]:
+            self.called_in_blocks.add((dotted_name(node.func) or "").rpartition(".")[2])
         reason = self.lookup(node)
         if reason is None or not reason.cause or reason.via:
             return
@@ -622,3 +633,19 @@ def _set_values(expr: cst.BaseExpression) -> set[str]:
 
 def _values(exprs: list[cst.BaseExpression]) -> set[str]:
     return {name for name in map(dotted_name, exprs) if name}
+
+
+def branch_holding(block: cst.CSTNode, node: cst.CSTNode) -> Optional[cst.If]:
+    """The outermost ``if`` inside ``block`` (not in a function it defines) whose branches, not
+    its test, hold ``node``: the path ``node`` is on runs only when that test says so."""
+
+    def enter(inner: cst.CSTNode) -> bool:
+        return type(inner) not in NESTED_SCOPES
+
+    for inner in walk.descendants(block, enter=enter):
+        if not isinstance(inner, cst.If):
+            continue
+        branches = [inner.body, *([inner.orelse] if inner.orelse is not None else [])]
+        if any(found is node for branch in branches for found in walk.descendants(branch, enter=enter)):
+            return inner
+    return None

@@ -37,6 +37,18 @@ import libcst as cst
 ReachMode = Literal["compiled", "all"]
 REACH_MODES: tuple[ReachMode, ...] = ("compiled", "all")
 
+#: why a finding is believed to cost compiled work, strongest first: a recorded run showed its
+#: frame break or skip; a ``torch.compile`` call (or a ``--compiled`` name) of the scanned tree
+#: reaches it; only some module's ``forward`` reaches it (compiled if a user compiles that
+#: module); nothing reaches it (``reach = "all"``)
+Evidence = Literal["recorded", "entry", "forward", "none"]
+EVIDENCE_LEVELS: tuple[Evidence, ...] = ("recorded", "entry", "forward", "none")
+
+
+def evidence_meets(evidence: str, least: str) -> bool:
+    """Whether ``evidence`` is at least as strong as ``least`` (both of :data:`EVIDENCE_LEVELS`)."""
+    return EVIDENCE_LEVELS.index(evidence) <= EVIDENCE_LEVELS.index(least)
+
 
 @dataclass(frozen=True)
 class Reach:
@@ -46,6 +58,9 @@ class Reach:
     entry: str
     #: qualified names from the entry to the function, ``path:`` before a file's first
     chain: tuple[str, ...]
+    #: the strongest kind of entry any chain to the function starts from (the chain is the
+    #: shortest from such an entry)
+    evidence: Evidence = "forward"
 
     def describe(self) -> str:
         """``Model.forward → Block.forward → helper (forward of an nn.Module subclass)``."""
@@ -88,7 +103,7 @@ class ProjectFacts:
         found = self.units.get(qualname)
         if found is not None or self.mode == "compiled":
             return found
-        return Reach('reach = "all" lints every function', (qualname,))
+        return Reach('reach = "all" lints every function', (qualname,), "none")
 
     @property
     def limits(self) -> bool:

@@ -11,7 +11,7 @@ node unchanged.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Collection, Iterator, Optional, Sequence, Union
 
 import libcst as cst
@@ -24,10 +24,21 @@ from codemods.analysis.fix_safety import FixMode, Safety
 from codemods.analysis.helper_layout import SpaceHelpers
 from codemods.analysis.helper_names import NameAllocator, RenumberHelpers
 from codemods.analysis.names.bindings import DeclareHelperNonlocals
-from codemods.analysis.reach import NO_FACTS, ProjectFacts, Reach, ReachMode, unit_names
+from codemods.analysis.reach import (
+    NO_FACTS,
+    Evidence,
+    ProjectFacts,
+    Reach,
+    ReachMode,
+    evidence_meets,
+    unit_names,
+)
 from codemods.analysis.tensors.cst import FunctionTensors, FunctionTensorsProvider, TensorFacts, inline_tensor_ops
 from codemods.fastcst import walk
 from codemods.fastcst.positions import LazyPositionProvider
+
+#: the evidence ``apply`` acts on unless told otherwise (README, "Evidence"; measured there)
+DEFAULT_EVIDENCE: Evidence = "forward"
 
 
 @dataclass(frozen=True)
@@ -44,6 +55,9 @@ class Finding:
     unsafe_alternative: str = ""
     #: why the site runs under compile: the chain of calls from an entry (rules limited to reach)
     reach: str = ""
+    #: how strong the belief that the site costs compiled work is (:data:`EVIDENCE_LEVELS`);
+    #: "" for advice and findings that do not depend on reach
+    evidence: str = ""
 
 
 @dataclass(frozen=True)
@@ -113,6 +127,16 @@ class RuleSettings:
     reach: ReachMode = "compiled"
     #: functions compiled by code outside the scanned files (``Class.method``, ``FILE:Class.method``)
     compiled: tuple[str, ...] = ()
+    #: the weakest evidence (:data:`EVIDENCE_LEVELS`) on which a finding's fix is applied; None:
+    #: :data:`DEFAULT_EVIDENCE`, or "none" with ``reach = "all"`` (which lints and fixes everywhere)
+    evidence: Optional[Evidence] = None
+
+    @property
+    def least_evidence(self) -> Evidence:
+        """The weakest evidence a fix is applied on in this run."""
+        if self.evidence is not None:
+            return self.evidence
+        return "none" if self.reach == "all" else DEFAULT_EVIDENCE
 
 
 @dataclass(frozen=True)
@@ -190,6 +214,8 @@ class Rule(Codemod, cst.CSTTransformer):
     REACH_LIMITED: ClassVar[bool] = False
     #: the rule reports and never rewrites: its examples show findings, not fixes
     REPORTS_ONLY: ClassVar[bool] = False
+    #: the rule's findings are advice on where ``torch.compile`` is placed, not graph breaks
+    ADVICE: ClassVar[bool] = False
     METADATA_DEPENDENCIES: ClassVar[Collection[ProviderT]] = (LazyPositionProvider,)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -253,11 +279,21 @@ class Rule(Codemod, cst.CSTTransformer):
             return None
         qualname, unit = found
         reach = self.options.project.reach(qualname)
-        if reach is None and self.options.recorded_break_lines:
-            span = self.get_metadata(LazyPositionProvider, unit)
-            if any(span.start.line <= line <= span.end.line for line in self.options.recorded_break_lines):
-                return Reach("a run recorded a graph break in it", (qualname,))
+        if self._recorded_in(unit):
+            if reach is None:
+                return Reach("a run recorded a graph break in it", (qualname,), "recorded")
+            return replace(reach, evidence="recorded")
         return reach
+
+    def _recorded_in(self, unit: cst.FunctionDef) -> bool:
+        """Whether a recorded run (``--trace``/``--log``) saw a graph break or a skipped frame
+        within ``unit`` (a function not nested in another, its nested ones included)."""
+        options = self.options
+        if not options.recorded_break_lines and not options.recorded_skips:
+            return False
+        span = self.get_metadata(LazyPositionProvider, unit)
+        lines = (*options.recorded_break_lines, *(skip.line for skip in options.recorded_skips))
+        return any(span.start.line <= line <= span.end.line for line in lines)
 
     def reach_at(self, node: cst.CSTNode) -> Optional[Reach]:
         """:meth:`reach` of the function (not nested in another) that holds ``node``; None outside one."""
@@ -311,6 +347,7 @@ class Rule(Codemod, cst.CSTTransformer):
         also_lines: tuple[int, ...] = (),
         unsafe_alternative: str = "",
         reach: Optional[Reach] = None,
+        evidence: str = "",
     ) -> bool:
         """Record a finding at ``node``; True when its fix should be applied now.
 
@@ -318,7 +355,9 @@ class Rule(Codemod, cst.CSTTransformer):
         finding (the header of the loop/with/try that holds the break). A
         finding reported on a loop/with/try statement is also covered by a
         comment on the line of a break that statement holds. ``reach`` says how the
-        site runs under compile, for a rule not limited to reach (the finding carries it).
+        site runs under compile, for a rule not limited to reach (the finding carries it);
+        its evidence decides, with ``--evidence``, whether the fix is applied. ``evidence``
+        names the level where no reach says it (a recorded skip).
         """
         pos = self.get_metadata(LazyPositionProvider, node).start
         if self.options.suppressions:
@@ -334,8 +373,17 @@ class Rule(Codemod, cst.CSTTransformer):
         if reach is None and self.REACH_LIMITED:
             reach = self.current_reach
         chain = reach.describe() if reach is not None else ""
+        evidence = evidence or (reach.evidence if reach is not None and not self.ADVICE else "")
+        least = self.options.least_evidence
+        if apply and evidence and not evidence_meets(evidence, least):
+            # Reported as found; rewritten only on the evidence the run asks for.
+            apply = False
+            weak = (
+                f"not rewritten: evidence `{evidence}` is weaker than `{least}` (`--evidence {evidence}` rewrites it)"
+            )
+            note = f"{note}; {weak}" if note else weak
         self.findings.append(
-            Finding(self.CODE, pos.line, pos.column + 1, message, fix, apply, note, unsafe_alternative, chain)
+            Finding(self.CODE, pos.line, pos.column + 1, message, fix, apply, note, unsafe_alternative, chain, evidence)
         )
         return apply
 
@@ -481,11 +529,22 @@ class FunctionScopedRule(Rule):
         def suppressed(node: cst.CSTNode) -> bool:
             return self.suppressed_for("GBF010", node)
 
+        return cause_removes(self.cause_analysis(), site.node, fix_mode, suppressed)
+
+    def cause_analysis(self) -> CauseAnalysis:
+        """GBF010's analysis of the module's output calls (made the first time it is asked for)."""
         if self._causes is None:
             assert self._module is not None
-            recorded = self.options.recorded_break_lines
-            self._causes = analyse_causes(self._module, self.lookup, self.line_of, recorded, fix_mode, suppressed)
-        return cause_removes(self._causes, site.node, fix_mode, suppressed)
+            options = self.options
+            recorded = options.recorded_break_lines
+
+            def suppressed(node: cst.CSTNode) -> bool:
+                return self.suppressed_for("GBF010", node)
+
+            self._causes = analyse_causes(
+                self._module, self.lookup, self.line_of, recorded, options.fix_mode, suppressed
+            )
+        return self._causes
 
     def breaks_in(self, nodes: Sequence[cst.CSTNode]) -> list[BreakSite]:
         """The breaks in ``nodes`` this rule fixes (GBF010's, when active, are left to it)."""

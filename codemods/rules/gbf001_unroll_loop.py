@@ -132,8 +132,11 @@ class UnrollLoop(LoopRule):
             return updated_node
         message = self.describe_break(func, sites)
         nothing = self.nothing_to_capture(func)
-        if nothing:
-            self.report(original_node, message, "none", note=nothing)
+        left = (
+            nothing or self.host_results_note(original_node, func, sites) or self.smaller_fix_note(original_node, sites)
+        )
+        if left:
+            self.report(original_node, message, "none", note=left)
             return updated_node
         if isinstance(plan, Refusal):
             if not self.defers_to("GBF002"):

@@ -216,7 +216,11 @@ class OutlineLoop(LoopRule):
         if nothing:
             self.report(original, message, "none", note=nothing)
             return updated
-        host = self._host_work(original, func)
+        host = self._host_work(original, func) or self.host_results_note(original, func, sites)
+        smaller = "" if host else self.smaller_fix_note(original, sites)
+        if smaller:
+            self.report(original, message, "none", note=smaller)
+            return updated
         if host:
             self.report(original, message, "none", note=host)
             return updated

@@ -146,6 +146,7 @@ class RecordedSkipRule(Rule):
             f"a recorded run ran {part}`{func.name.value}` eagerly ({skip.reason}); {cost}",
             "none",
             note="no loop, `with` or `try` of this frame holds what broke: fix the break it names, or accept the skip",
+            evidence="recorded",
         )
 
     def _report_comprehension(self, statement: cst.CSTNode, skip: RecordedSkip) -> None:
@@ -155,6 +156,7 @@ class RecordedSkipRule(Rule):
             "a frame of its own on Python 3.11",
             "none",
             note="Dynamo could not trace the comprehension; build the value outside compiled code",
+            evidence="recorded",
         )
 
     def _function(self, name: str, line: int, inside: bool) -> Optional[Method]:

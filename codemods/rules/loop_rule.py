@@ -23,7 +23,10 @@ from codemods.analysis.breaks.cst import (
     BreakSite,
     sites_that_skip,
 )
+from codemods.analysis.causes import branch_holding
 from codemods.analysis.hoist import HoistPlan, HoistRefusal, loop_parts, loop_runs_once_at_least, plan_hoist
+from codemods.analysis.host_loops import host_results
+from codemods.analysis.nodes import body_statements, dotted_name
 from codemods.analysis.unroll import ModuleConstantsProvider
 from codemods.rules.base import FunctionScopedRule
 
@@ -63,3 +66,44 @@ class LoopRule(FunctionScopedRule):
 
     def describe_break(self, func: cst.FunctionDef, sites: list[BreakSite]) -> str:
         return self.skip_message("a loop", func, sites)
+
+    def host_results_note(self, loop: Loop, func: cst.FunctionDef, sites: list[BreakSite]) -> str:
+        """Why ``loop`` is left eager as host work, judged by what it computes
+        (:func:`codemods.analysis.host_loops.host_results`), or "": a loop that reads the device
+        (some break is no output call) and whose results are all Python values."""
+        if all(site.reason.cause for site in sites):
+            # It only prints or logs: no bookkeeping of device values, and what a fix brings into
+            # graphs is the work around it.
+            return ""
+        results = host_results(loop, func, self.tensor_facts(func))
+        if not results:
+            return ""
+        return (
+            f"host work: the loop computes {results}, bookkeeping on the host; a frame per trip "
+            "would capture only ops whose results leave the graph at once: leave it eager "
+            f"(`@torch.compiler.disable` on `{func.name.value}` says so and saves its compile)"
+        )
+
+    def smaller_fix_note(self, loop: Loop, sites: list[BreakSite]) -> str:
+        """Why the loop is not restructured when its only breaks are output calls on rare paths
+        (each under an ``if`` of the body) that GBF010 removes with its one-line guard, or ""."""
+        if not sites or not self.defers_to("GBF010"):
+            return ""
+        branches: list[cst.If] = []
+        for site in sites:
+            if not site.reason.cause or site.reason.via or self.suppressed_for("GBF010", site.node):
+                return ""
+            fix = self.cause_analysis().fix_for(site.node)
+            branch = branch_holding(loop.body, site.node)
+            if fix is None or fix.form is None or branch is None:
+                return ""
+            branches.append(branch)
+        calls = sorted({f"`{dotted_name(site.node.func)}()`" for site in sites if isinstance(site.node, cst.Call)})
+        lines = ", ".join(str(self.line_of(branch)) for branch in branches)
+        statements = len(body_statements(loop.body))
+        return (
+            f"not restructured: the only break is {' and '.join(calls)} on a rare path (under the `if` "
+            f"at line {lines}); GBF010's one-line fix there removes it (`--unsafe-fixes` for a guard), "
+            f"where restructuring would move the loop's {statements} statement"
+            f"{'s' if statements != 1 else ''} into helpers for a call that seldom runs"
+        )

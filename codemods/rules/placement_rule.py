@@ -19,6 +19,8 @@ from codemods.rules.base import Rule
 
 
 class PlacementRule(Rule):
+    #: where ``torch.compile`` goes is advice: no graph break is behind these findings
+    ADVICE = True
     METADATA_DEPENDENCIES = (LazyPositionProvider, *EVIDENCE_METADATA)
 
     def plan_module(self, module: cst.Module) -> None:

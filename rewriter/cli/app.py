@@ -168,6 +168,12 @@ COMPILED_HELP = (
     "A function your code compiles from outside the scanned files (Class.method, or FILE:Class.method, "
     "e.g. GenerationMixin.generate): what it calls runs under compile too. Repeatable."
 )
+EVIDENCE_HELP = (
+    "The weakest evidence a fix is applied on: recorded (a --trace/--log run saw the frame break), "
+    "entry (a torch.compile call or --compiled name of the scanned files reaches it), forward "
+    "(reached only as a module's forward; the default), none (everything reported; the default "
+    "with --reach all). Weaker findings are reported, not rewritten."
+)
 REACH_HELP = (
     "compiled (default): report and fix only code torch.compile runs: module forwards, functions passed "
     "to or decorated with torch.compile, and what they call, across the scanned files; all: everywhere."
@@ -186,9 +192,10 @@ def resolve_settings(
     compiled: Optional[List[str]] = None,
     cache_dir: Optional[str] = None,
     no_cache: bool = False,
+    evidence: Optional[str] = None,
 ) -> Settings:
     """Settings from the nearest pyproject.toml, then the flags. Exits 2 on errors."""
-    from codemods.analysis.reach import REACH_MODES
+    from codemods.analysis.reach import EVIDENCE_LEVELS, REACH_MODES
     from rewriter.engine.config import (
         ConfigError,
         check_compiled,
@@ -209,6 +216,7 @@ def resolve_settings(
             flag_exclude=tuple(exclude or ()),
             fix_mode="report" if report_only else ("unsafe" if unsafe_fixes else "safe"),
             reach=choose_format(reach, REACH_MODES, "--reach") if reach is not None else None,
+            evidence=choose_format(evidence, EVIDENCE_LEVELS, "--evidence") if evidence is not None else None,
             compiled=settings.compiled + tuple(compiled or ()),
             cache_dir=os.path.abspath(cache_dir) if cache_dir else None,
             cache=False if no_cache else None,

@@ -17,6 +17,7 @@ import typer
 from rewriter.cli.app import (
     CACHE_DIR_HELP,
     COMPILED_HELP,
+    EVIDENCE_HELP,
     FORCE_EXCLUDE_HELP,
     NO_CACHE_HELP,
     REACH_HELP,
@@ -65,6 +66,9 @@ def _notes(result: FileResult, dry_run: bool) -> None:
             err(f"{name}:{f.line}:{f.col}: {f.code} unsafe fix not applied (use --unsafe-fixes): {f.note or f.message}")
         elif f.fix == "none" and f.note:
             err(f"{name}:{f.line}:{f.col}: {f.code} {f.message}; {f.note}")
+        elif f.fix == "safe" and f.note:
+            # a safe fix left out for its evidence (``--evidence``), or a suppression
+            err(f"{name}:{f.line}:{f.col}: {f.code} {f.note}")
 
 
 def _write(result: Changed, to_stdout: bool) -> FileResult:
@@ -140,6 +144,7 @@ def apply(
     all_logs: bool = typer.Option(False, "--all-logs", help=ALL_LOGS_HELP),
     log: Optional[str] = typer.Option(None, "--log", metavar="FILE", help=LOG_HELP),
     reach: Optional[str] = typer.Option(None, "--reach", metavar="MODE", help=REACH_HELP),
+    evidence: Optional[str] = typer.Option(None, "--evidence", metavar="LEVEL", help=EVIDENCE_HELP),
     compiled: Optional[List[str]] = typer.Option(None, "--compiled", metavar="NAME", help=COMPILED_HELP),
     cache_dir: Optional[str] = typer.Option(None, "--cache-dir", metavar="DIR", help=CACHE_DIR_HELP),
     no_cache: bool = typer.Option(False, "--no-cache", help=NO_CACHE_HELP),
@@ -167,6 +172,7 @@ def apply(
         unsafe_fixes,
         config=config,
         reach=reach,
+        evidence=evidence,
         compiled=compiled,
         cache_dir=cache_dir,
         no_cache=no_cache,

@@ -37,7 +37,10 @@ def _is_table_array(value: Any) -> bool:
 
 
 def _value(settings: Settings, key: str) -> Any:
-    """A key's value for the run: ``exclude`` holds the flags' globs too."""
+    """A key's value for the run: ``exclude`` holds the flags' globs too; ``evidence`` the level
+    the run uses (unset, it follows ``reach``)."""
+    if key == "evidence":
+        return settings.least_evidence
     return settings.exclude + settings.flag_exclude if key == "exclude" else getattr(settings, key)
 
 

@@ -87,6 +87,18 @@ def _explain_reach(spec: str, files: List[str], settings: Settings, jobs: int, s
     raise typer.Exit(EXIT_CLEAN)
 
 
+def _counted(report: ScanReport) -> str:
+    """``3 findings (2 breaks, 1 advice)``: placement advice is never counted as a break."""
+    counts = report.counts()
+    total = plural(len(report.diagnostics), "finding")
+    parts = [plural(counts["break"], "break")]
+    if counts["advice"]:
+        parts.append(f"{counts['advice']} advice")
+    if counts["suppression"]:
+        parts.append(plural(counts["suppression"], "unused suppression"))
+    return f"{total} ({', '.join(parts)})" if report.diagnostics else total
+
+
 def scan(
     paths: List[str] = typer.Argument(
         None,
@@ -190,7 +202,7 @@ def scan(
         _write(render(report, output_format), output)
     found = len(report.diagnostics)
     if not quiet:
-        err(summary(totals, time.perf_counter() - start, plural(found, "finding")))
+        err(summary(totals, time.perf_counter() - start, _counted(report)))
     if totals.errors:
         raise typer.Exit(EXIT_ERROR)
     if found and not exit_zero:

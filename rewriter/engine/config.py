@@ -21,7 +21,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-from codemods.analysis.reach import REACH_MODES
+from codemods.analysis.reach import EVIDENCE_LEVELS, REACH_MODES
 from codemods.rules.base import RecordedSkip, RuleSettings
 from codemods.rules.registry import REGISTRY
 from rewriter.engine.discovery import Exclusion, PatternError, gitignore_spec
@@ -83,6 +83,7 @@ CONFIG_KEYS = (
     "unroll_max_trips",
     "torch_only",
     "reach",
+    "evidence",
     "compiled",
     "reentrant_context_managers",
     "first_party",
@@ -205,6 +206,13 @@ def settings_from_table(table: dict[str, Any], path: str) -> Settings:
         if table["reach"] not in REACH_MODES:
             raise ConfigError(f"{where}: reach must be one of {', '.join(repr(m) for m in REACH_MODES)}")
         values["reach"] = table["reach"]
+    if "evidence" in table:
+        if table["evidence"] not in EVIDENCE_LEVELS:
+            raise ConfigError(f"{where}: evidence must be one of {', '.join(repr(m) for m in EVIDENCE_LEVELS)}")
+        values["evidence"] = table["evidence"]
+    if values.get("evidence") == RuleSettings(reach=values.get("reach", "compiled")).least_evidence:
+        # the default for the run's reach: left unset, so `--reach` on the command line moves it
+        values.pop("evidence")
     if "torch_only" in table:
         if not isinstance(table["torch_only"], bool):
             raise ConfigError(f"{where}: torch_only must be true or false")

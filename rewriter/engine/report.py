@@ -57,10 +57,25 @@ class Diagnostic:
     note: str = ""
     #: why the site runs under compile: the chain of calls from an entry
     reach: str = ""
+    #: how strong the belief is that the site costs compiled work: recorded, entry, forward or none
+    evidence: str = ""
+    #: "break" (a site that makes Dynamo skip a frame), "advice" (where ``torch.compile`` is
+    #: placed, GBF005-GBF007) or "suppression" (an unused ``# gbfix: ignore``)
+    kind: str = "break"
 
     def text(self) -> str:
         message = f"{self.message}; {self.note}" if self.note else self.message
-        return f"{self.path}:{self.line}:{self.col}: {self.code} {message} [fix: {self.fix}]"
+        tags = f" [evidence: {self.evidence}]" if self.evidence else ""
+        if self.kind == "advice":
+            tags += " [advice]"
+        return f"{self.path}:{self.line}:{self.col}: {self.code} {message} [fix: {self.fix}]{tags}"
+
+
+def finding_kind(code: str) -> str:
+    """What a finding of rule ``code`` is: "break", "advice" (placement) or "suppression"."""
+    if code not in REGISTRY:
+        return "suppression"
+    return "advice" if REGISTRY[code].ADVICE else "break"
 
 
 def error_line(path: str, line: int, message: str) -> str:
@@ -96,12 +111,20 @@ class ScanReport:
             self.errors.append(FileError(path, result.line, result.message))
             return
         for f in result.findings:
-            self.diagnostics.append(Diagnostic(path, f.line, f.col, f.code, f.message, f.fix, f.note, f.reach))
+            kind = finding_kind(f.code)
+            self.diagnostics.append(
+                Diagnostic(path, f.line, f.col, f.code, f.message, f.fix, f.note, f.reach, f.evidence, kind)
+            )
         if unused_ignores:
             for s in result.unused_ignores:
+                message = _unused_message(s.codes)
                 self.diagnostics.append(
-                    Diagnostic(path, s.line, s.col, UNUSED_IGNORE, _unused_message(s.codes), "none")
+                    Diagnostic(path, s.line, s.col, UNUSED_IGNORE, message, "none", kind="suppression")
                 )
+
+    def counts(self) -> Counter[str]:
+        """How many findings of each kind (:func:`finding_kind`) the report holds."""
+        return Counter(d.kind for d in self.diagnostics)
 
     def sorted(self) -> list[Diagnostic]:
         return sorted(self.diagnostics, key=lambda d: (d.path, d.line, d.col, d.code))
@@ -191,11 +214,13 @@ def render_text(report: ScanReport) -> str:
 
 
 def render_json(report: ScanReport) -> str:
+    counts = report.counts()
     document = {
         "tool": "gbfix",
         "version": __version__,
         "findings": [asdict(d) for d in report.sorted()],
         "errors": [asdict(e) for e in report.errors],
+        "counts": {kind: counts.get(kind, 0) for kind in ("break", "advice", "suppression")},
     }
     return json.dumps(document, indent=2) + "\n"
 
@@ -210,6 +235,7 @@ def statistics(report: ScanReport) -> list[dict]:
             {
                 "code": code,
                 "name": rule_name(code),
+                "kind": finding_kind(code),
                 "count": count,
                 "fix": {k: fixes.get(k, 0) for k in ("safe", "unsafe", "none")},
             }
@@ -258,8 +284,8 @@ def _sarif_rule(code: str) -> dict:
         "shortDescription": {"text": rule.SUMMARY},
         "fullDescription": {"text": doc_section(rule, "What it finds") or rule.SUMMARY},
         "help": {"text": rule.doc(), "markdown": doc_markdown(rule)},
-        "defaultConfiguration": {"level": "warning"},
-        "properties": {"tags": ["torch.compile", "graph-break"]},
+        "defaultConfiguration": {"level": "note" if rule.ADVICE else "warning"},
+        "properties": {"tags": ["torch.compile", "placement" if rule.ADVICE else "graph-break"]},
     }
 
 
@@ -284,10 +310,15 @@ def render_sarif(report: ScanReport, cwd: str = ".") -> str:
         {
             "ruleId": d.code,
             "ruleIndex": index[d.code],
-            "level": "warning" if d.code in REGISTRY else "note",
+            "level": "warning" if d.kind == "break" else "note",
             "message": {"text": f"{d.message}; {d.note}" if d.note else d.message},
             "locations": [_location(d.path, d.line, d.col, cwd)],
-            "properties": {"fix": d.fix, **({"reach": d.reach} if d.reach else {})},
+            "properties": {
+                "fix": d.fix,
+                "kind": d.kind,
+                **({"reach": d.reach} if d.reach else {}),
+                **({"evidence": d.evidence} if d.evidence else {}),
+            },
         }
         for d in report.sorted()
     ]
@@ -338,7 +369,7 @@ def render_github(report: ScanReport) -> str:
     """GitHub workflow annotations: findings as warnings (unused ignores as notices), file errors as errors."""
     out = []
     for d in report.sorted():
-        level = "warning" if d.code in REGISTRY else "notice"
+        level = "warning" if d.kind == "break" else "notice"
         message = f"{d.message}; {d.note}" if d.note else d.message
         out.append(
             workflow_command(level, f"{message} [fix: {d.fix}]", file=d.path, line=d.line, col=d.col, title=d.code)

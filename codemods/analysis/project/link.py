@@ -14,7 +14,9 @@ with a :class:`codemods.analysis.reach.ProjectFacts`:
   plain calls of functions and classes (a class call runs its constructor),
   ``mod.f(...)`` through imports, and ``x.m(...)`` after ``x = Cls(...)``.
   A function decorated with ``torch.compiler.disable`` is never entered.
-  Each unit reached keeps the shortest chain from an entry.
+  Each unit reached keeps the best evidence any entry gives it (a
+  ``torch.compile`` call or ``--compiled`` name over a module's ``forward``),
+  and the shortest chain from an entry of that kind.
 * **Breaks behind calls into other files.** A unit breaks when it calls the
   break catalogue, or calls a unit that breaks (to a fixpoint, across
   files). A call into another file (or through a base class or a local
@@ -35,7 +37,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from codemods.analysis.project.index import Call, ClassSummary, FileSummary, UnitSummary
-from codemods.analysis.reach import ExternalBreak, ProjectFacts, Reach, ReachMode
+from codemods.analysis.reach import Evidence, ExternalBreak, ProjectFacts, Reach, ReachMode, evidence_meets
 from codemods.analysis.third_party import package_kind, source_break
 
 #: decorators after which Dynamo does not trace the function: it runs it eagerly, or uses its result
@@ -94,6 +96,7 @@ class _Break:
 class _Reached:
     entry: str
     previous: Optional[int]
+    evidence: Evidence
 
 
 @dataclass(frozen=True)
@@ -393,27 +396,30 @@ class Project:
         return tuple(names)
 
     # -- reach ---------------------------------------------------------------------------------
-    def entries(self) -> Iterator[tuple[int, str]]:
-        """(unit, why compile runs it) for every entry of the tree."""
+    def entries(self) -> Iterator[tuple[int, str, Evidence]]:
+        """(unit, why compile runs it, how strong that is) for every entry of the tree: "entry" for
+        what a ``torch.compile`` call of the tree or a ``--compiled`` name compiles, "forward" for
+        a module's ``forward`` (compiled only if someone compiles the module)."""
         for index, (summary, unit) in enumerate(self.units):
             if index in self.opaque:
                 continue
             if unit.compiled:
-                yield index, unit.compiled
+                yield index, unit.compiled, "entry"
             if unit.cls is not None and unit.qualname == f"{unit.cls}.forward":
                 kind = self.module_class(summary.path, unit.cls)
                 if kind is not None:
-                    yield index, f"forward of {kind}"
+                    yield index, f"forward of {kind}", "forward"
         for name in self.options.compiled:
             for index in self.named(name):
                 if index not in self.opaque:
-                    yield index, f"named compiled: {name}"
+                    yield index, f"named compiled: {name}", "entry"
         for summary in self.files.values():
             for where, dotted, line in summary.compiled:
                 why = f"passed to torch.compile at {_shown(summary.path)}:{line}"
                 for index in self._compiled(summary, where, dotted):
                     if index not in self.opaque:
-                        yield index, why if dotted else f"a function in it is passed to torch.compile at {why[26:]}"
+                        why_here = why if dotted else f"a function in it is passed to torch.compile at {why[26:]}"
+                        yield index, why_here, "entry"
 
     def named(self, name: str) -> list[int]:
         """The units ``name`` names: ``Class.method`` in any file, ``FILE:Class.method`` in files
@@ -436,20 +442,25 @@ class Project:
         return self.unit_ids.get((target[1], target[2]), []) if target is not None and target[0] == "func" else []
 
     def _reach(self) -> dict[int, _Reached]:
+        """Every unit compiled code reaches, with its best evidence: one breadth-first search from
+        the entries of each kind, strongest first, so a unit a ``torch.compile`` call reaches is
+        never reported as reached "only as a forward" because a forward's chain is shorter."""
         found: dict[int, _Reached] = {}
-        queue: deque[int] = deque()
-        for index, why in self.entries():
-            if index not in found:
-                found[index] = _Reached(why, None)
-                queue.append(index)
-        while queue:
-            index = queue.popleft()
-            # a decorator's wrapper runs around the function it decorates, and calls it
-            wrappers = self.wrapped_by.get(index, ())
-            for target in [*(t for _, targets in self.edges[index] for t in targets), *wrappers]:
-                if target not in found and target not in self.opaque:
-                    found[target] = _Reached(found[index].entry, index)
-                    queue.append(target)
+        entries = list(self.entries())
+        for level in ("entry", "forward"):
+            queue: deque[int] = deque()
+            for index, why, evidence in entries:
+                if evidence == level and index not in found:
+                    found[index] = _Reached(why, None, evidence)
+                    queue.append(index)
+            while queue:
+                index = queue.popleft()
+                # a decorator's wrapper runs around the function it decorates, and calls it
+                wrappers = self.wrapped_by.get(index, ())
+                for target in [*(t for _, targets in self.edges[index] for t in targets), *wrappers]:
+                    if target not in found and target not in self.opaque:
+                        found[target] = _Reached(found[index].entry, index, level)
+                        queue.append(target)
         return found
 
     def reach_of(self, index: int) -> Optional[Reach]:
@@ -462,7 +473,7 @@ class Project:
             path.append(here)
             here = self.reached[here].previous
         path.reverse()
-        return Reach(self.reached[path[0]].entry, self._chain(path))
+        return Reach(self.reached[path[0]].entry, self._chain(path), self.reached[index].evidence)
 
     # -- what each file gets -------------------------------------------------------------------
     def facts_for(self, path: str) -> ProjectFacts:
@@ -477,8 +488,9 @@ class Project:
         for unit in summary.units:
             for index in self.unit_ids[(path, unit.qualname)]:
                 reach = self.reach_of(index)
-                if reach is not None:
-                    units.setdefault(unit.qualname, reach)
+                known = units.get(unit.qualname)
+                if reach is not None and (known is None or not evidence_meets(known.evidence, reach.evidence)):
+                    units[unit.qualname] = reach
                 if reach is not None or self.options.mode == "all":
                     self._external_calls(index, external)
                     blocks = blocks or unit.holds_blocks
