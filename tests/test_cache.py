@@ -215,3 +215,66 @@ def test_a_stored_rewrite_of_a_file_changed_meanwhile_is_not_shown(tmp_path):
     assert read.rewrite(stored).old == b"x = 1\n"
     path.write_text("x = 3\n")
     assert isinstance(read.rewrite(stored), Failed)
+
+
+class _Linked:
+    """How many times the tree was linked (a link answered from the cache is not)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.times = 0
+        real = batch.build_project
+
+        def counting(*args, **named):
+            self.times += 1
+            return real(*args, **named)
+
+        monkeypatch.setattr(batch, "build_project", counting)
+
+
+def test_an_edit_that_keeps_every_summary_links_nothing_again(tree, tmp_path, monkeypatch):
+    """A comment added to the callee's file: its summary is the same, so the link is read, and only
+    that file is analysed again; the report is the one a run without a cache gives."""
+    (tree / "pkg" / "helpers.py").write_text(NOISY_HELPER)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    _run("scan", "pkg", *cache)
+    (tree / "pkg" / "helpers.py").write_text(NOISY_HELPER + "# a note\n")
+    linked, counted = _Linked(monkeypatch), _Counted(monkeypatch)
+    after = _run("scan", "pkg", "--format", "json", *cache)
+    assert linked.times == 0 and counted.paths == ["helpers.py"]
+    assert after == _run("scan", "pkg", "--format", "json", "--no-cache")
+    assert '"pkg/model.py"' in after[1]
+
+
+def test_an_edit_that_changes_a_summary_links_again(tree, tmp_path, monkeypatch):
+    """A line added above the breaking call moves it: the callers' facts name the new line."""
+    (tree / "pkg" / "helpers.py").write_text(NOISY_HELPER)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    _run("scan", "pkg", "--format", "json", *cache)
+    (tree / "pkg" / "helpers.py").write_text("# a note\n" + NOISY_HELPER)
+    linked = _Linked(monkeypatch)
+    after = _run("scan", "pkg", "--format", "json", *cache)
+    assert linked.times == 1
+    assert after == _run("scan", "pkg", "--format", "json", "--no-cache")
+    assert "helpers.py:3" in after[1]
+
+
+def test_a_summary_has_one_digest_whatever_the_process(tmp_path):
+    """The digest the link is keyed by does not follow the process's string hashing."""
+    (tmp_path / "m.py").write_text(
+        "import torch\n\nclass A(torch.nn.Module):\n"
+        + "".join(f"    def m{n}(self, x):\n        return self.m{n + 1}(x)\n" for n in range(12))
+    )
+    code = (
+        "import sys; from rewriter.engine.batch import summary_digest; "
+        "from rewriter.engine.project import summarise_file; print(summary_digest(summarise_file(sys.argv[1])))"
+    )
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path / "m.py")],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED=str(seed)),
+        ).stdout
+        for seed in (1, 2, 3)
+    }
+    assert len(digests) == 1 and len(digests.pop().strip()) == 40

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import hashlib
+import io
 import os
+import pickle
 import signal
 import sys
 import threading
@@ -503,9 +506,13 @@ def _through_cache(paths: Sequence[str], settings: Settings, jobs: int, cache: C
     """:func:`run_batch` reading what an earlier run left in ``cache`` and storing what it makes.
 
     The whole tree's facts are keyed by every (path, content) pair: an
-    unchanged tree needs no index at all; otherwise the index reads the
-    summaries of unchanged files from the cache and links again, and each
-    file's result is looked up under its own content and its new facts.
+    unchanged tree needs no index at all. Otherwise each file's summary
+    digest comes from the last run over the same paths when its content is
+    the same (else its summary is made or read), and the link is keyed by
+    every (path, summary digest) pair: an edit that leaves every summary as
+    it was (a comment, a string) links nothing again. Only when a summary
+    changed is the tree linked again. Each file's result is looked up
+    under its own content and its facts.
     """
     run = settings_key(settings)
     files = [_Read(path) for path in paths]
@@ -521,8 +528,7 @@ def _through_cache(paths: Sequence[str], settings: Settings, jobs: int, cache: C
         else:
             known = None  # an entry was pruned: the files missing need their facts
     if known is None:
-        summary_keys = {f.path: digest("summary", code_version(), f.absolute, f.content) for f in files if f.content}
-        by_path, facts_digests, unnamed = project_digests(paths, settings, jobs, summary_keys, cache)
+        by_path, facts_digests, unnamed = _linked_through_cache(files, paths, settings, jobs, cache, run)
         cache.put(tree, (facts_digests, unnamed))
         keys = _result_keys(files, run, facts_digests)
         cached = {path: cache.get(key) for path, key in keys.items()}
@@ -539,6 +545,70 @@ def _through_cache(paths: Sequence[str], settings: Settings, jobs: int, cache: C
             result = read.rewrite(result)
         yield result
     cache.prune()
+
+
+def _linked_through_cache(
+    files: Sequence[_Read], paths: Sequence[str], settings: Settings, jobs: int, cache: Cache, run: str
+) -> tuple[dict[str, ProjectFacts], dict[str, str], list[str]]:
+    """Each file's facts, their digests and the unnamed ``compiled`` names: from the link an earlier run
+    made of the same summaries when there is one, else linked now (:func:`project_digests`)."""
+    summary_keys = {f.path: digest("summary", code_version(), f.absolute, f.content) for f in files if f.content}
+    # The last run over these paths left each file's content and summary digest: a hint, checked by content.
+    last_key = digest("summary-digests", run, *(f"{f.path}\0{f.absolute}" for f in files))
+    last = cache.get(last_key) or {}
+    digests = {f.path: last[f.path][1] for f in files if f.content and last.get(f.path, ("",))[0] == f.content}
+    unknown = [f for f in files if f.path not in digests]
+    linked = None
+    if len(unknown) <= _RELINK_FILES:
+        for f in unknown:
+            digests[f.path] = summary_digest(_summary_of(f, summary_keys.get(f.path, ""), cache))
+        linked = cache.get(_link_key(files, run, digests))
+    if linked is None:
+        by_path, facts_digests, unnamed, digests = project_digests(paths, settings, jobs, summary_keys, cache)
+        cache.put(_link_key(files, run, digests), (by_path, facts_digests, unnamed))
+    else:
+        by_path, facts_digests, unnamed = linked
+        warn_unnamed(unnamed)
+    cache.put(last_key, {f.path: (f.content, digests[f.path]) for f in files})
+    return by_path, facts_digests, unnamed
+
+
+#: at most this many files whose summary the last run did not see are summarised in this process to
+#: look for a link of the same summaries; more, and the tree is linked again (summarised in parallel)
+_RELINK_FILES = 32
+
+
+def _link_key(files: Sequence[_Read], run: str, digests: dict[str, str]) -> str:
+    return digest("link", run, *(f"{f.path}\0{f.absolute}\0{digests[f.path]}" for f in files))
+
+
+def _summary_of(read: _Read, key: str, cache: Cache) -> Optional[FileSummary]:
+    """The file's summary: stored under ``key`` by an earlier run, else made (and stored)."""
+    found = cache.get(key) if key else None
+    if found is None and read.content:
+        with collector_paused():
+            found = summarise_file(read.absolute)
+        if key and found is not None:
+            cache.put(key, found)
+    return found
+
+
+def summary_digest(summary: Optional[FileSummary]) -> str:
+    """What linking reads of one file, as a digest ("" for a file the index could not read).
+
+    Equal digests mean equal summaries. The same summary gets the same digest in every process:
+    sets are sorted, and the pickler keeps no memo, so which equal strings are one object does
+    not show.
+    """
+    if summary is None:
+        return ""
+    classes = tuple((c.qualname, c.line, c.bases, tuple(sorted(c.methods)), c.submodules) for c in summary.classes)
+    parts = (summary.path, summary.module, summary.imports, summary.units, classes, summary.compiled)
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True
+    pickler.dump((*parts, summary.loop_aliases))
+    return hashlib.blake2b(buffer.getvalue(), digest_size=20).hexdigest()
 
 
 def _result_keys(files: Sequence[_Read], run: str, facts_digests: dict[str, str]) -> dict[str, str]:
@@ -562,9 +632,10 @@ def _storable(result: FileResult) -> Optional[FileResult]:
 
 def project_digests(
     paths: Sequence[str], settings: Settings, jobs: int, summary_keys: dict[str, str], cache: Cache
-) -> tuple[dict[str, ProjectFacts], dict[str, str], list[str]]:
-    """Each file's facts and their digest, and the ``compiled`` names no function has, linked as
-    :func:`project_facts` links them (in a process of its own when there is a pool)."""
+) -> tuple[dict[str, ProjectFacts], dict[str, str], list[str], dict[str, str]]:
+    """Each file's facts and their digest, the ``compiled`` names no function has, and each file's
+    summary digest (:func:`summary_digest`), linked as :func:`project_facts` links them (in a process
+    of its own when there is a pool)."""
     if jobs == 1 or len(paths) < _POOL_THRESHOLD:
         return _linked_digests(list(paths), settings, 1, summary_keys, cache)
     with ProcessPoolExecutor(max_workers=1, initializer=_die_with_parent) as linker:
@@ -573,8 +644,10 @@ def project_digests(
 
 def _linked_digests(
     paths: list[str], settings: Settings, jobs: int, summary_keys: dict[str, str], cache: Cache
-) -> tuple[dict[str, ProjectFacts], dict[str, str], list[str]]:
+) -> tuple[dict[str, ProjectFacts], dict[str, str], list[str], dict[str, str]]:
     project = build_project(paths, settings, jobs, summary_keys, cache)
     facts = _facts_of(paths, project)
     digests = {path: digest(canonical(found)) for path, found in facts.items()}
-    return facts, digests, [name for name in settings.compiled if not project.named(name)]
+    unnamed = [name for name in settings.compiled if not project.named(name)]
+    summaries = {path: summary_digest(project.files.get(os.path.abspath(path))) for path in paths}
+    return facts, digests, unnamed, summaries

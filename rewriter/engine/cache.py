@@ -11,7 +11,12 @@ it, and with them their keys. Three kinds of entries:
 * ``summary``: the index's summary of one file (path and content);
 * ``project``: for the whole set of (path, content) pairs and settings, a
   digest of each file's facts, and the warnings linking printed;
-* ``facts`` and ``result``: one file's facts, and its result under them.
+* ``summary-digests``: for the set of paths and settings, each file's
+  content and summary digest as the last run saw them;
+* ``link``: for the whole set of (path, summary digest) pairs and settings,
+  each file's facts and their digests: an edit that leaves every summary
+  as it was (a comment) is answered without linking the tree again;
+* ``result``: one file's result under its content and its facts' digest.
 
 Entries live under ``$XDG_CACHE_HOME/gbfix`` (else the platform's cache
 directory), or ``--cache-dir`` / ``cache_dir`` in ``[tool.gbfix]``; ``--no-cache``
