@@ -24,6 +24,7 @@ from codemods.analysis.outline import (
     OutlineRefusal,
     build_outline,
     plan_outline,
+    too_many_shared,
 )
 from codemods.fastcst import walk
 from codemods.rules.base import FunctionScopedRule
@@ -149,6 +150,10 @@ class BlockRule(FunctionScopedRule):
         if isinstance(plan, OutlineRefusal):
             refused = f"{note}; " if note else ""
             self.report(original, message, "none", note=f"{refused}not outlined: {plan.reason}")
+            return updated
+        crowded = too_many_shared(plan.nonlocals, f"the `{self.KIND}` block")
+        if crowded:
+            self.report(original, message, "none", note=f"{note}; {crowded}" if note else crowded)
             return updated
         if not self.report(original, message, "safe", note=note, unsafe_alternative=unsafe_alternative):
             return updated
