@@ -26,6 +26,7 @@ def run(codes: torch.Tensor):
 
 
 ENTRY = run
+EXPECT_SKIPPED_AFTER = 1
 
 
 def example_inputs():
