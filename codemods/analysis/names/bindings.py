@@ -350,9 +350,8 @@ def private_elsewhere(func: cst.FunctionDef, stmt: cst.CSTNode, name: str) -> bo
             if _compound_afresh(cast(cst.BaseStatement, node), name):
                 covered.append(node)
                 return False
-        if type(node) is cst.If and id(node) not in in_loops and _holds(node, stmt):
-            branch = cast(cst.If, node)
-            covered.extend(part for part in (branch.body, branch.orelse) if part is not None and not _holds(part, stmt))
+        if isinstance(node, cst.If) and id(node) not in in_loops and _holds(node, stmt):
+            covered.extend(part for part in (node.body, node.orelse) if part is not None and not _holds(part, stmt))
         return True
 
     for _ in walk.descendants(func.body, enter):
