@@ -60,6 +60,47 @@ def _run(path: str, source: str, tag: str):
     return module, fn, args
 
 
+def _automatic_dynamic(by_frame: dict[str, int]) -> int:
+    """Recompiles by design: a frame gbfix made (a per-trip function, or a resume function in
+    one) is called with another int on its second trip (the trip index, an offset), which fails
+    its `i == 0` guard; Dynamo compiles it once more with that int dynamic and the new graph
+    serves every later trip (GBF001/plain: 1 recompile for 3 trips, and for 30). One per frame."""
+    return sum(min(count, 1) for frame, count in by_frame.items() if "_gbfix_" in frame)
+
+
+#: recompiles beyond one per gbfix frame, per case, measured on torch 2.13 (TORCH_LOGS=recompiles,
+#: two calls of the entry): (how many, why). Each is a cost `gbfix verify` reports.
+EXTRA_RECOMPILES: dict[str, tuple[int, str]] = {
+    # several ints of a trip each go dynamic in turn (`t0 == 0`, then `h0 == 0`, `w0 == 0`)
+    "GBF001/enumerate_names": (2, "the index and the name's position go dynamic one after the other"),
+    "GBF001/nested": (1, "the inner helper takes two ints, each goes dynamic in turn"),
+    "GBF002/tiles_nested": (2, "three tile offsets go dynamic in turn (t0, h0, w0)"),
+    "GBF002/per_level_heads": (1, "the level and its width go dynamic in turn"),
+    "GBF002/appends_per_trip": (1, "two ints of the trip go dynamic in turn"),
+    "GBF002/inner_loop_of_unrolled_loop": (1, "the outer index, a constant per unrolled copy, and j"),
+    # a branch on the trip's int guards its value: `if i % 2` specialises on odd and even trips
+    "GBF002/continue_in_step": (1, "`if i % 2:` guards the int's parity after it goes dynamic"),
+    "GBF002/head_binds_on_some_paths": (1, "a branch on the trip index guards its value"),
+    "GBF002/target_rebound_in_the_other_branch": (1, "`if i == codes.shape[0] - 1` guards the last trip's index"),
+    # a value read from a tensor in the trip specialises per value (`expert_idx.item() == 0`)
+    "GBF001/nonzero_as_tuple": (1, "the trip reads a count from a tensor, which specialises"),
+    "GBF002/expert_loop": (2, "`mask[expert_idx]` specialises on each expert's index and hit count"),
+    # Dynamo invalidates the resume function's cache each trip (`L['___stack1'] got deallocated`:
+    # the bound `str.format` of the converted f-string): one recompile per trip, a known cost
+    "GBF001/fstring_index": (4, "the resume function's cache is invalidated on every trip (5 trips)"),
+    "GBF001/fstring_self_documenting": (4, "as fstring_index"),
+    # the driver compiles up to its call of the trip and its resume function guards the range
+    # iterator's position (`___normalize_range_iter(___stack0) == (1, 6, 1)`): one per trip
+    "GBF002/for_else_break": (4, "the driver's resume function guards the iterator position (5 trips)"),
+    "GBF002/while_with_break_and_return": (1, "the driver's resume function, as for_else_break"),
+    # a frame skipped before is compiled now and guards a value that changes between calls
+    "GBF002/global_counter": (2, "`f` guards the module global CALLS, which each call increments"),
+    "GBF002/global_counter_step": (4, "as global_counter, and the step reads CALLS too"),
+    "GBF003/reentrant_config": (2, "`fn` guards the manager's depth, which changes between calls"),
+    "GBF003/timer_as": (1, "the resume function guards `t.elapsed`, a float that differs each call"),
+}
+
+
 @pytest.mark.torch_run
 @pytest.mark.parametrize("case", CASES, ids=_ids)
 def test_golden_under_torch_compile(case: Case) -> None:
@@ -84,10 +125,17 @@ def test_golden_under_torch_compile(case: Case) -> None:
         "eager(after)": out_eager_after,
         "compiled(after)": out_after,
     }
-    # Recompiles aside: per-trip helpers still recompile once per trip kind (an int that turns
-    # dynamic, a shape); `gbfix verify` fails them, and each case prints its count here.
     print(f"{case}: recompiles {before.recompiles} -> {after.recompiles} {after.recompiles_by_frame}")
-    assert judge(before, after, compare_outputs(outputs, "eager"), recompiles=False) == []
+    by_design = _automatic_dynamic(after.recompiles_by_frame)
+    extra = EXTRA_RECOMPILES.get(str(case), (0, ""))[0]
+    if by_design or extra:
+        # judged below without the recompiles each case explains; everything else as verify judges
+        assert judge(before, after, compare_outputs(outputs, "eager"), recompiles=False) == []
+        assert after.recompiles - by_design <= before.recompiles + extra, (
+            f"{after.recompiles} recompiles, {by_design} by design, {extra} explained: {after.recompiles_by_frame}"
+        )
+    else:
+        assert judge(before, after, compare_outputs(outputs, "eager")) == []
     assert before.frames_skipped > 0, "the input case should skip a frame"
     want = getattr(module, "EXPECT_SKIPPED_AFTER", 0)
     assert after.frames_skipped <= want, after.skip_reasons

@@ -68,6 +68,22 @@ class OutlineRefusal:
     reason: str
 
 
+#: the most names a helper shares with its function by ``nonlocal`` before it stops being readable in
+#: one pass (CONTRIBUTING.md, "Reviewing a helper"; scripts/check_helpers.py checks the same bound)
+MAX_SHARED = 4
+
+
+def too_many_shared(names: Sequence[str], what: str) -> str:
+    """Why a helper sharing ``names`` is not made, or "" when it is short enough."""
+    if len(names) <= MAX_SHARED:
+        return ""
+    listed = ", ".join(f"`{name}`" for name in names)
+    return (
+        f"not outlined: {what} shares {len(names)} names with the rest of the function ({listed}), "
+        f"which a helper would declare `nonlocal` (a reviewer reads at most {MAX_SHARED})"
+    )
+
+
 @dataclass
 class OutlinePlan:
     nonlocals: list[str] = field(default_factory=list)

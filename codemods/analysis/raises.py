@@ -316,3 +316,152 @@ def describe(raised: Raised) -> str:
     if raised is None:
         return "anything"
     return " or ".join(sorted(raised)) or "nothing"
+
+
+# -- what a compiled ``try`` body gets wrong -----------------------------------------------
+#
+# Measured on torch 2.13 (tests/test_compiled_try_hazard.py; every backend: the counting
+# one, eager, aot_eager, inductor). When code that Dynamo traces inside a ``try`` raises,
+# and a handler of that ``try`` catches it, the compiled result is wrong in two ways:
+#
+# * a lookup that misses (``d["k"]`` on a dict or ``ModuleDict``, ``o.k`` or ``getattr(o, "k")``
+#   on an object without it, in the body or in a function it calls) is traced into the
+#   handler's path without a guard on the missing key: a later call where the key is
+#   present reuses that graph and returns the handler's values (max abs diff 1.0-2.0 on
+#   random inputs); a later call that misses again reuses it correctly;
+# * a tensor op that fails (a shape mismatch while tracing, an index out of range when the
+#   graph runs) escapes the handler: the call raises where eagerly the handler ran.
+#
+# Not affected: an ``IndexError`` of a list index, a ``ValueError`` of ``int("x")`` or of an
+# unpacking, ``StopIteration`` of ``next()``, ``dict.pop`` of a missing key, and an explicit
+# ``raise`` (what it depends on is guarded), nor anything when the ``try`` is not traced.
+
+#: what a lookup that misses raises while traced
+_LOOKUP_MISSES = frozenset({"KeyError", "AttributeError"})
+#: what a tensor op that fails raises (a shape or dtype error, an index out of range)
+_TENSOR_FAILURES = frozenset({"RuntimeError", "IndexError"})
+#: builtins that run no user code of their own and cannot miss a lookup
+_PLAIN_BUILTINS = frozenset(
+    {
+        "len", "int", "float", "bool", "str", "repr", "print", "isinstance", "issubclass",
+        "range", "enumerate", "zip", "tuple", "list", "dict", "set", "frozenset", "min", "max",
+        "abs", "round", "sum", "any", "all", "sorted", "reversed", "hasattr", "id", "type",
+        "callable", "divmod", "pow", "format",
+    }
+)  # fmt: skip
+
+
+def traced_hazards(
+    statements: Sequence[cst.BaseStatement],
+    evidence: Evidence,
+    modules: frozenset[str],
+    rebound: Callable[[str], bool],
+) -> frozenset[str]:
+    """What ``statements``, traced by Dynamo inside a ``try``, may raise that a handler catching
+    it gets wrong (see above): ``KeyError``/``AttributeError`` of a lookup that may miss,
+    ``RuntimeError``/``IndexError`` of a tensor op. ``modules`` are the names the file binds
+    by ``import`` and the function does not rebind: what is read from them exists. ``rebound``
+    says whether a builtin's name is bound to something else."""
+    finder = _HazardFinder(evidence, modules, rebound)
+    for statement in statements:
+        statement.visit(finder)
+    return frozenset(finder.found)
+
+
+class _HazardFinder(cst.CSTVisitor):
+    def __init__(self, evidence: Evidence, modules: frozenset[str], rebound: Callable[[str], bool]) -> None:
+        self.evidence = evidence
+        self.modules = modules
+        self.rebound = rebound
+        self.found: set[str] = set()
+        #: attributes not looked up: stored to (``self.k = v``), or a catalogue call's callee
+        self.stored: set[int] = set()
+
+    # a nested function or lambda runs only when called, which the finder sees as a call
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._stores(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._stores(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._stores(node.target)
+
+    def _stores(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._stores(element.value)
+        elif isinstance(target, cst.Attribute):
+            self.stored.add(id(target))
+        elif isinstance(target, cst.Subscript) and self.evidence.is_tensor_name(target.value):
+            self.found |= _TENSOR_FAILURES  # a tensor's item assignment may fail
+
+    def _tensor_valued(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Name):
+            return self.evidence.is_tensor_name(expr)
+        return self.evidence.facts.kind(expr) == TENSOR
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if id(node) in self.stored:
+            return
+        base = node.value
+        if self._tensor_valued(base):
+            return  # a tensor's facts and methods exist; what a method does is its call's
+        if (dotted_name(node) or "").split(".", 1)[0] in self.modules:
+            return
+        self.found |= _LOOKUP_MISSES
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        base = node.value
+        if self._tensor_valued(base):
+            self.found |= _TENSOR_FAILURES
+        elif isinstance(base, cst.Attribute) and base.attr.value == "shape" and self._tensor_valued(base.value):
+            return  # a tuple of ints the guards pin down
+        else:
+            self.found.add("KeyError")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Name) and not self.rebound(func.value):
+            if func.value in _PLAIN_BUILTINS or _is_builtin_exception(func.value):
+                return
+            if func.value == "getattr":
+                if len(node.args) < 3:
+                    self.found.add("AttributeError")
+                return
+        reason = self.evidence.lookup(node)
+        if reason is not None and not reason.raises and not reason.via:
+            self.stored.add(id(func))
+            return  # print, logger calls, time reads: their arguments are visited
+        name = dotted_name(func) or ""
+        if (isinstance(func, cst.Attribute) and self._tensor_valued(func.value)) or name.split(".", 1)[0] == "torch":
+            self.found |= _TENSOR_FAILURES
+            return
+        # code of its own, traced inline: it may miss a lookup or run a tensor op
+        self.found |= _LOOKUP_MISSES | _TENSOR_FAILURES
+
+    # arithmetic on a tensor may fail on its shapes or dtypes
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self.found.add("RuntimeError")
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.found.add("RuntimeError")
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if not isinstance(node.operator, cst.Not):
+            self.found.add("RuntimeError")
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if not all(isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in node.comparisons):
+            self.found.add("RuntimeError")
+
+
+def _is_builtin_exception(name: str) -> bool:
+    found = getattr(builtins, name, None)
+    return isinstance(found, type) and issubclass(found, BaseException)

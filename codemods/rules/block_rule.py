@@ -24,6 +24,7 @@ from codemods.analysis.outline import (
     OutlineRefusal,
     build_outline,
     plan_outline,
+    too_many_shared,
 )
 from codemods.fastcst import walk
 from codemods.rules.base import FunctionScopedRule
@@ -130,19 +131,31 @@ class BlockRule(FunctionScopedRule):
         func: cst.FunctionDef,
         message: str,
         unsafe_alternative: str = "",
+        note: str = "",
     ) -> Union[cst.BaseStatement, cst.FlattenSentinel[cst.BaseStatement]]:
         if self._captures_nothing_outside(original, func):
-            note = (
+            nothing = (
                 "nothing to capture by an outline: every tensor op of the function is in the block, "
                 "which the helper would run eagerly, so nothing would come into a graph"
             )
-            self.report(original, message, "none", note=note, unsafe_alternative=unsafe_alternative)
+            self.report(
+                original,
+                message,
+                "none",
+                note=f"{note}; {nothing}" if note else nothing,
+                unsafe_alternative=unsafe_alternative,
+            )
             return updated
         plan = plan_outline(original, func)
         if isinstance(plan, OutlineRefusal):
-            self.report(original, message, "none", note=f"not outlined: {plan.reason}")
+            refused = f"{note}; " if note else ""
+            self.report(original, message, "none", note=f"{refused}not outlined: {plan.reason}")
             return updated
-        if not self.report(original, message, "safe", unsafe_alternative=unsafe_alternative):
+        crowded = too_many_shared(plan.nonlocals, f"the `{self.KIND}` block")
+        if crowded:
+            self.report(original, message, "none", note=f"{note}; {crowded}" if note else crowded)
+            return updated
+        if not self.report(original, message, "safe", note=note, unsafe_alternative=unsafe_alternative):
             return updated
         return cst.FlattenSentinel(build_outline(updated, plan, self.names.fresh(self.KIND)))
 

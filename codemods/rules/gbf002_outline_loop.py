@@ -108,6 +108,7 @@ from codemods.analysis.outline import (
     OutlineRefusal,
     build_outline,
     plan_outline,
+    too_many_shared,
 )
 from codemods.analysis.per_iteration import (
     StepPlan,
@@ -260,6 +261,12 @@ class OutlineLoop(LoopRule):
                 if little:
                     self.report(original, message, "none", note=little)
                     return updated
+        crowded = too_many_shared(plan.nonlocals, "the loop") or (
+            too_many_shared(step_plan.nonlocals, "each trip") if step_plan is not None else ""
+        )
+        if crowded:
+            self.report(original, message, "none", note=crowded)
+            return updated
         if not self.report(original, message, "safe"):
             return updated
         driver = self.names.fresh("loop", _loop_hint(original))

@@ -89,6 +89,18 @@ Fix safety
     comprehension) would come into a graph, an outline would move the skip,
     not remove it: the finding has no fix.
 
+    A split also compiles the rest of the ``try`` body, which ran eagerly in
+    the skipped frame, and Dynamo (torch 2.13) gets a handled exception of
+    traced code wrong: a lookup that misses (``d["k"]``, ``o.k``,
+    ``getattr(o, "k")``, in the body or in a function it calls) is compiled
+    into the handler's path without a guard on the missing key, so later
+    calls that find it get the handler's values; a failing tensor op raises
+    past the handler. Where the rest may raise that (a ``KeyError`` or
+    ``AttributeError`` of a subscript, an attribute read that is not a
+    tensor's or an imported module's, a call of code of its own; a
+    ``RuntimeError`` or ``IndexError`` of a tensor op) and a handler catches
+    it, the ``try`` is outlined in every fix mode, and the finding says why.
+
     A name read by the breaking statement counts as surely bound when it is
     a parameter, or a local bound by a plain statement (assignment, import,
     ``def``) that comes before it in straight-line code (an enclosing ``for``
@@ -118,8 +130,8 @@ from codemods.analysis.names.bindings import (
     name_use,
     surely_bound_before,
 )
-from codemods.analysis.nodes import body_statements
-from codemods.analysis.raises import Evidence, caught_by, describe, statement_raises
+from codemods.analysis.nodes import body_statements, dotted_name
+from codemods.analysis.raises import Evidence, caught_by, describe, statement_raises, traced_hazards
 from codemods.rules.base import Example, Prefilter
 from codemods.rules.block_rule import BlockRule, split_index, with_body
 
@@ -136,6 +148,8 @@ class _Plan:
     unsafe_alternative: str = ""
     #: why the split is unsafe
     why: str = ""
+    #: why the split is refused whatever the fix mode (the outline runs the ``try`` eagerly)
+    refusal: str = ""
 
 
 class SplitTry(BlockRule):
@@ -193,6 +207,7 @@ class SplitTry(BlockRule):
         self.shielding: list[bool] = []
         self.tree = node
         self._module_names: Optional[set[str]] = None
+        self._module_imports: Optional[set[str]] = None
 
     def _holds_break(self, node: cst.Try) -> bool:
         return bool(self.breaks_in([node.body]))
@@ -237,7 +252,14 @@ class SplitTry(BlockRule):
         if self.report_nothing_to_capture(original_node, func, message):
             return updated_node
         if plan.split_at is None:
-            return self.outline(original_node, updated_node, func, message, unsafe_alternative=plan.unsafe_alternative)
+            return self.outline(
+                original_node,
+                updated_node,
+                func,
+                message,
+                unsafe_alternative=plan.unsafe_alternative,
+                note=plan.refusal,
+            )
         note = "" if plan.safe else plan.why
         if self.report(original_node, message, "safe" if plan.safe else "unsafe", note=note):
             return cst.FlattenSentinel(self.split(updated_node, plan.split_at))
@@ -269,9 +291,62 @@ class SplitTry(BlockRule):
             # break: taking all of that out of the handlers is not a split.
             return _Plan(None)
         why = f"{_UNSAFE_WHY}: it may raise {describe(raised)}, which `except {catcher}` may catch"
+        hazard = self.compiled_try_hazard(node, index, evidence, func)
+        if hazard:
+            # wrong values, not a moved exception: no fix mode makes that acceptable
+            return _Plan(None, refusal=hazard)
         if safe or self.options.fix_mode == "unsafe":
             return _Plan(index, safe=safe, why=why)
         return _Plan(None, unsafe_alternative=f"split the try with a flag ({why})")
+
+    def compiled_try_hazard(self, node: cst.Try, index: int, evidence: Evidence, func: cst.FunctionDef) -> str:
+        """Why the split must not be made, or "": the rest of the body, compiled after the split
+        (it ran eagerly in the skipped frame), may raise in traced code what a handler catches,
+        which Dynamo gets wrong (see :func:`codemods.analysis.raises.traced_hazards`)."""
+        rest = [s for i, s in enumerate(body_statements(node.body)) if i != index]
+        if not rest:
+            return ""
+        own = function_scope_use(func).bound
+        modules = frozenset(self.module_imports() - own)
+        rebound = lambda name: name in own or name in self.module_names()  # noqa: E731
+        hazards = traced_hazards(rest, evidence, modules, rebound)
+        catcher = caught_by(node.handlers, hazards or frozenset(), rebound) if hazards else None
+        if catcher is None:
+            return ""
+        kinds = sorted(hazards)
+        what = []
+        if {"KeyError", "AttributeError"} & set(kinds):
+            what.append(
+                "a lookup that misses (`KeyError`, `AttributeError`) is compiled without a guard on the "
+                "missing key, so later calls that find it get the handler's values"
+            )
+        if {"RuntimeError", "IndexError"} & set(kinds):
+            what.append("a tensor op that fails raises past the handler")
+        return (
+            f"not split: the rest of the `try` body would be compiled, and it may raise {describe(hazards)}, "
+            f"which `except {catcher}` catches; Dynamo (torch 2.13) gets a handled exception of traced code "
+            f"wrong: {'; '.join(what)}"
+        )
+
+    def module_imports(self) -> set[str]:
+        """Names the module binds by ``import`` (their attributes exist when the file runs)."""
+        if self._module_imports is None:
+            found: set[str] = set()
+            for statement in self.tree.body:
+                if not isinstance(statement, cst.SimpleStatementLine):
+                    continue
+                for small in statement.body:
+                    if isinstance(small, cst.Import):
+                        for alias in small.names:
+                            bound = alias.asname.name if alias.asname is not None else alias.name
+                            found.add((dotted_name(bound) or "").split(".", 1)[0])
+                    elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                        for alias in small.names:
+                            bound = alias.asname.name if alias.asname is not None else alias.name
+                            if isinstance(bound, cst.Name):
+                                found.add(bound.value)
+            self._module_imports = found
+        return self._module_imports
 
     def bound_check(self, node: cst.Try, index: int, func: cst.FunctionDef) -> Callable[[str], bool]:
         """Whether a name is surely bound when statement ``index`` of ``node``'s body starts."""

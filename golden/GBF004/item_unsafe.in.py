@@ -1,5 +1,7 @@
 # golden: --unsafe-fixes
-"""`.item()` can raise, so splitting is unsafe; applied only with --unsafe-fixes."""
+"""`.item()` can raise a RuntimeError, so splitting is unsafe; and the rest of the body, compiled
+after a split, may raise one too (a tensor op), which Dynamo would raise past the handler: the
+split is refused even with --unsafe-fixes. Every tensor op is in the `try`, so nothing is done."""
 import torch
 
 

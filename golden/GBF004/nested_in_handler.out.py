@@ -32,13 +32,13 @@ def fn(x):
             try:
                 y = y.exp()
                 _gbfix_ok_2 = True
-            except RuntimeError:
+            except ValueError:
                 pass
             if _gbfix_ok_2:
                 print("exp done")
                 try:
                     y = y + 1
-                except RuntimeError:
+                except ValueError:
                     pass
     return y.cos()
 

@@ -1,34 +1,35 @@
 """Neighbours of the recipe: `warnings.warn` raises only a `Warning` (under an "error" filter) or a
 `TypeError`, which `except KeyError` does not catch (moved to `else:`), and `.tolist()` of a tensor
-raises only a `RuntimeError`, which `except (KeyError, IndexError)` does not catch (hoisted)."""
+raises only a `RuntimeError`, which `except (KeyError, IndexError)` does not catch (hoisted). The
+rest of each body, compiled after the split, runs tensor ops and `len()`, which raise neither
+(a `table["scale"]` there would be refused: see compiled_lookup_refused)."""
 import warnings
 
 import torch
 
 
-def warn_tail(x: torch.Tensor, table: dict):
+def warn_tail(x: torch.Tensor, scale: float):
     h = x.exp()
     try:
-        h = h * table["scale"]
+        h = h * scale
         warnings.warn(f"scaled to {h.shape} on {h.device}")
     except KeyError:
         h = h + 1
     return h.log()
 
 
-def tolist_head(x: torch.Tensor, table: dict):
+def tolist_head(x: torch.Tensor, scale: float):
     counts = (x > 0).sum(0)
     try:
         sizes = counts.tolist()
-        h = x * table["scale"] + sizes[0]
+        h = x * scale + len(sizes)
     except (KeyError, IndexError):
         h = x
     return h.tanh()
 
 
 def both(x: torch.Tensor):
-    table = {"scale": 2.0}
-    return warn_tail(x, table) + tolist_head(x, table)
+    return warn_tail(x, 2.0) + tolist_head(x, 2.0)
 
 
 ENTRY = both

@@ -334,6 +334,14 @@ def private_elsewhere(func: cst.FunctionDef, stmt: cst.CSTNode, name: str) -> bo
     ...`` twice) then each keep their own.
     """
     covered: list[cst.CSTNode] = []
+    # an `if` outside every loop of the function runs one branch: the others never see `stmt`'s value
+    in_loops = {
+        id(inner)
+        for loop in walk.descendants(func.body, lambda node: type(node) not in NESTED_SCOPES)
+        if type(loop) in (cst.For, cst.While)
+        for inner in walk.descendants(loop, lambda node: type(node) not in NESTED_SCOPES)
+        if type(inner) is cst.If
+    }
 
     def enter(node: cst.CSTNode) -> bool:
         if node is stmt or type(node) in NESTED_SCOPES:
@@ -342,6 +350,8 @@ def private_elsewhere(func: cst.FunctionDef, stmt: cst.CSTNode, name: str) -> bo
             if _compound_afresh(cast(cst.BaseStatement, node), name):
                 covered.append(node)
                 return False
+        if isinstance(node, cst.If) and id(node) not in in_loops and _holds(node, stmt):
+            covered.extend(part for part in (node.body, node.orelse) if part is not None and not _holds(part, stmt))
         return True
 
     for _ in walk.descendants(func.body, enter):

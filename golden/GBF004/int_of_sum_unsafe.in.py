@@ -1,0 +1,23 @@
+# golden: --unsafe-fixes
+"""`int()` of a float sum may raise the ValueError of a NaN sum, which the handler catches, so the
+split is unsafe and made only with --unsafe-fixes; the rest of the body runs tensor ops, which
+cannot raise a ValueError, so compiling it is exact."""
+import torch
+
+
+def fn(x: torch.Tensor):
+    h = x.sin()
+    try:
+        h = h + 1
+        n = int(h.sum())
+        h = h * n
+    except ValueError:
+        h = h - 1
+    return h.cos()
+
+
+ENTRY = fn
+
+
+def example_inputs():
+    return (torch.randn(3),)
