@@ -328,3 +328,60 @@ def test_the_refused_split_would_return_wrong_values_and_the_outline_does_not() 
     missed_first = (False, True, True)
     assert min(diffs(RUN, missed_first)[1:]) > 0.1
     assert min(diffs(outcome.new_text, missed_first)[1:]) > 0.1
+
+
+# -- GBF010: removing the break compiles the `try` around it too ----------------------------
+
+CAUSE = """\
+import torch
+
+
+def scale(x, table):
+    try:
+        for i in range(3):
+            x = {line}
+            print(i)
+    except {handler}:
+        x = x + 1
+    return x
+
+
+compiled = torch.compile(scale, backend="eager")
+"""
+
+
+def _cause_fix(line: str, handler: str) -> str:
+    outcome = transform_source(
+        CAUSE.format(line=line, handler=handler), "/project/scale.py", Settings(select=("GBF010",))
+    )
+    (finding,) = outcome.findings
+    return finding.fix
+
+
+@pytest.mark.parametrize(
+    ("line", "handler"),
+    [
+        ('(x * table["scale"]).tanh()', "KeyError"),
+        ('(x * table["scale"]).tanh()', "LookupError"),
+        ("(x * table.scale).tanh()", "AttributeError"),
+        ("(x * x).tanh()", "RuntimeError"),
+        ("(x * x).tanh()", "Exception"),
+        ("(x * x).tanh()", "(ValueError, IndexError)"),
+    ],
+)
+def test_the_output_call_keeps_its_break_where_the_compiled_try_may_be_wrong(line: str, handler: str) -> None:
+    assert _cause_fix(line, handler) == "none"
+
+
+@pytest.mark.parametrize(
+    ("line", "handler"),
+    [
+        ('(x * table["scale"]).tanh()', "ValueError"),
+        ("torch.tanh(x * 2)", "KeyError"),
+        ("torch.tanh(x * 2)", "TypeError"),
+    ],
+)
+def test_the_output_call_is_fixed_where_the_handler_catches_nothing_compiled_code_gets_wrong(
+    line: str, handler: str
+) -> None:
+    assert _cause_fix(line, handler) == "safe"

@@ -43,6 +43,7 @@ from codemods.analysis.names.bindings import target_names
 from codemods.analysis.names.scopes import Scope, ScopeTracker, names_in
 from codemods.analysis.nodes import NESTED_SCOPES, dotted_name
 from codemods.analysis.project.compiled_code import CompiledCode, CompiledCodeSurvey, Entry, in_compiled_code
+from codemods.analysis.raises import Evidence, caught_by, describe, traced_hazards
 from codemods.analysis.tensors.cst import TENSOR, TensorFacts, submodule_attributes, torch_aliases
 from codemods.fastcst import walk
 
@@ -165,7 +166,11 @@ def analyse_causes(
             note = "not fixed: `torch` is bound to something else in this file"
             analysis.fixes[id(found.call)] = CauseFix(found.call, found.reason.cause, None, "none", note=note)
             continue
-        analysis.fixes[id(found.call)] = plan(found, entry, value, tensor_facts, lookup)
+        fix = plan(found, entry, value, tensor_facts, lookup)
+        hazard = _compiled_try_hazard(found, tensor_facts, torch_names, lookup) if fix.form is not None else ""
+        if hazard:
+            fix = CauseFix(found.call, found.reason.cause, None, "none", note=hazard)
+        analysis.fixes[id(found.call)] = fix
 
     def made(fix: CauseFix) -> bool:
         applies = (fix.form == "reorder" and fix.fix == "safe") or (fix.form is not None and fix_mode == "unsafe")
@@ -173,6 +178,39 @@ def analyse_causes(
 
     _keep_reorders_in_place(analysis, survey.calls, lookup, line_of, recorded_lines, made)
     return analysis
+
+
+def _compiled_try_hazard(
+    found: _Call, facts: Optional[TensorFacts], torch_names: frozenset[str], lookup: Lookup
+) -> str:
+    """Why the call's break must stay, or "": with it gone, a ``try`` around it is compiled whole,
+    and its body may raise in traced code what a handler catches, which Dynamo (torch 2.13) gets
+    wrong (:func:`codemods.analysis.raises.traced_hazards`): the break kept the frame eager."""
+    for holder in found.holders:
+        if not isinstance(holder, cst.Try):
+            continue
+        if facts is None:
+            hazards: frozenset[str] = frozenset({"KeyError", "AttributeError", "RuntimeError", "IndexError"})
+        else:
+            function = found.function
+            assert function is not None
+            params = function.params
+            # an unannotated parameter may hold anything, whatever the inference guesses
+            opaque = frozenset(
+                p.name.value
+                for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+                if p.annotation is None
+            )
+            evidence = Evidence(lookup, lambda name: True, facts, opaque)
+            hazards = traced_hazards(holder.body.body, evidence, torch_names, lambda name: False)
+        catcher = caught_by(holder.handlers, hazards, lambda name: False) if hazards else None
+        if catcher is not None:
+            return (
+                f"not fixed: without this break the `try` around it is compiled, and its body may raise "
+                f"{describe(hazards)}, which `except {catcher}` catches; Dynamo (torch 2.13) gets a handled "
+                "exception of traced code wrong (a missed lookup's handler values come back on later calls)"
+            )
+    return ""
 
 
 def _keep_reorders_in_place(
