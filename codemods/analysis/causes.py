@@ -41,7 +41,7 @@ from codemods.analysis.breaks.cst import BreakReason, BreakSite, find_breaks
 from codemods.analysis.fix_safety import FixMode, Safety
 from codemods.analysis.names.bindings import target_names
 from codemods.analysis.names.scopes import Scope, ScopeTracker, names_in
-from codemods.analysis.nodes import NESTED_SCOPES, dotted_name
+from codemods.analysis.nodes import NESTED_SCOPES, body_statements, dotted_name
 from codemods.analysis.project.compiled_code import CompiledCode, CompiledCodeSurvey, Entry, in_compiled_code
 from codemods.analysis.raises import Evidence, caught_by, describe, traced_hazards
 from codemods.analysis.tensors.cst import TENSOR, TensorFacts, submodule_attributes, torch_aliases
@@ -202,7 +202,7 @@ def _compiled_try_hazard(
                 if p.annotation is None
             )
             evidence = Evidence(lookup, lambda name: True, facts, opaque)
-            hazards = traced_hazards(holder.body.body, evidence, torch_names, lambda name: False)
+            hazards = traced_hazards(body_statements(holder.body), evidence, torch_names, lambda name: False)
         catcher = caught_by(holder.handlers, hazards, lambda name: False) if hazards else None
         if catcher is not None:
             return (
