@@ -18,9 +18,7 @@ def scale(x, table):
     return x
 
 
-compiled_scale = torch._dynamo.config.patch(reorderable_logging_functions={print})(
-    torch.compile(scale, backend="eager")
-)
+compiled_scale = torch._dynamo.config.patch(reorderable_logging_functions={print})(torch.compile(scale, backend="eager"))
 ENTRY = compiled_scale
 
 
