@@ -357,7 +357,20 @@ def changed_since(entry: Entry, builder: int) -> bool:
     # version 2: experts run as the Python loop, a token's experts are at most the experts built, and
     # rotary sections a model defaults to full size are set to the tiny head
     cls = getattr(transformers, entry.name, None)
-    return cls is not None and (experts_loop(cls) or _names_sections(getattr(cls, "config_class", None)))
+    if cls is None:
+        return False
+    return experts_loop(cls) or _names_sections(cls.config_class) or _routing_shrunk(cls.config_class)
+
+
+def _routing_shrunk(config_class: Any) -> bool:
+    """Whether version 2's routing fields (top-k, expert groups, indexer top-k) shrink this config's defaults."""
+    fields = _TOPK_FIELDS | _GROUP_FIELDS | _TOKEN_TOPK_FIELDS
+    try:
+        overrides = tiny_overrides(config_class())
+    except Exception:  # noqa: BLE001 - a config that cannot be made was not built either
+        return False
+    subs = [value for value in overrides.values() if isinstance(value, dict)]
+    return any(name in fields for found in (overrides, *subs) for name in found)
 
 
 def build_transformers(entry: Entry, device: str) -> Built:

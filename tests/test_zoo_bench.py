@@ -98,6 +98,8 @@ def test_rows_of_an_older_builder_are_redone_only_for_the_models_it_changed(tmp_
     }  # fmt: skip
     kept = {"transformers:LlamaForCausalLM", "transformers:OlmoeForCausalLM"}
     assert zoo_discover.done_keys(path, stale=stale) == kept
+    # no experts setting, but its default top-k (12) is now cut to the experts built
+    assert stale("transformers:LongcatFlashForCausalLM", 1)
 
 
 def _rows(path: str, rows: list[dict]) -> None:
