@@ -18,12 +18,17 @@ and timesteps.
 from __future__ import annotations
 
 import inspect
+import sys
 from dataclasses import dataclass
 from typing import Any, Optional
 
 from zoo import Built
 
 LIBRARIES = ("transformers", "diffusers", "timm")
+
+#: the version of the generic builder a discovery row was made by (``builder`` in the row); raised when a
+#: change alters what some models run, with ``changed_since`` naming the models it alters
+BUILDER = 2
 
 #: config fields set to these values when the default is larger (names as the libraries spell them)
 LAYERS = 2
@@ -66,6 +71,12 @@ _HEAD_FIELDS = {
     "num_heads", "decoder_num_attention_heads", "encoder_num_attention_heads",
 }  # fmt: skip
 _EXPERT_FIELDS = {"num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts"}
+#: experts each token is routed to: at most the (shrunk) expert count, or ``topk`` asks for more than there are
+_TOPK_FIELDS = {"num_experts_per_tok", "moe_topk", "top_k_experts", "moe_k", "moe_top_k"}
+#: expert groups of group-limited routing (DeepSeek-V3): one group holding every expert
+_GROUP_FIELDS = {"n_group", "topk_group"}
+#: tokens a sparse-attention indexer keeps: fewer than the sequence has
+_TOKEN_TOPK_FIELDS = {"index_topk"}
 _HEAD_DIM_FIELDS = {"head_dim", "attention_head_dim", "d_kv", "qk_nope_head_dim", "v_head_dim", "qk_rope_head_dim"}
 #: fields only neural audio codecs have: they take audio as (batch, channels, samples)
 CODEC_FIELDS = {"codebook_size", "num_quantizers", "n_codebooks", "codebook_dim", "n_q"}
@@ -185,7 +196,7 @@ def tiny_overrides(config: Any, outer_ids: tuple[int, ...] = ()) -> dict[str, An
             overrides[name] = shrunk
     overrides.update(_vocab(values, outer_ids))
     overrides.update(_per_layer(values, overrides))
-    overrides.update(_rope_sections(values, overrides))
+    overrides.update(_rope_sections(values, overrides, _names_sections(config)))
     for name, value in values.items():  # grouped convolutions with one group per channel keep that shape
         hidden = values.get("hidden_size")
         if name.endswith("groups") and isinstance(value, int) and value == hidden and value > 1:
@@ -203,9 +214,20 @@ def _per_layer(values: dict[str, Any], overrides: dict[str, Any]) -> dict[str, A
     return cut
 
 
-def _rope_sections(values: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
-    """Multimodal rotary sections (``mrope_section``) rescaled to sum to half the new head size."""
+def _names_sections(config: Any) -> bool:
+    """Whether the config's module speaks of multimodal rotary sections (its model may default them)."""
+    return _module_says(config if isinstance(config, type) else type(config), "mrope_section")
+
+
+def _rope_sections(values: dict[str, Any], overrides: dict[str, Any], defaulted: bool = False) -> dict[str, Any]:
+    """Multimodal rotary sections (``mrope_section``) rescaled to sum to half the new rotary size.
+
+    ``defaulted``: the model falls back to full-size sections (temporal, height,
+    width in the ratio 2:3:3) when the config names none, so they are set.
+    """
     rope = values.get("rope_parameters") or values.get("rope_scaling")
+    if isinstance(rope, dict) and defaulted and "mrope_section" not in rope:
+        rope = {**rope, "mrope_section": [2, 3, 3]}
     if not isinstance(rope, dict) or not isinstance(rope.get("mrope_section"), list):
         return {}
     hidden = overrides.get("hidden_size", values.get("hidden_size"))
@@ -217,7 +239,8 @@ def _rope_sections(values: dict[str, Any], overrides: dict[str, Any]) -> dict[st
         return {}
     head_dim = min(head_dim, hidden // heads) if "head_dim" not in overrides and isinstance(hidden, int) else head_dim
     sections = rope["mrope_section"]
-    half, total = head_dim // 2, sum(sections)
+    partial = rope.get("partial_rotary_factor") or values.get("partial_rotary_factor") or 1.0
+    half, total = int(head_dim * partial) // 2, sum(sections)
     scaled = [max(1, section * half // total) for section in sections]
     scaled[0] += half - sum(scaled)
     name = "rope_parameters" if "rope_parameters" in values else "rope_scaling"
@@ -247,6 +270,12 @@ def _shrink(name: str, value: Any, values: dict[str, Any]) -> Any:
             return min(value, HEADS) if value >= heads else min(value, HEADS // 2)
         if name in _EXPERT_FIELDS:
             return min(value, 4)
+        if name in _TOPK_FIELDS:
+            return min(value, 2)
+        if name in _GROUP_FIELDS:
+            return min(value, 1)
+        if name in _TOKEN_TOPK_FIELDS:
+            return min(value, SEQ // 2)
         if name in _HEAD_DIM_FIELDS:
             return min(value, 16)
         if name == "image_size":
@@ -300,11 +329,59 @@ def build(entry: Entry, device: str = "cpu") -> Built:
     return builder(entry, device)
 
 
+def experts_loop(cls: Any) -> bool:
+    """Whether a transformers model class routes tokens through experts whose kernel is a setting.
+
+    Such a module decorates its experts with ``@use_experts_implementation``:
+    ``experts_implementation="eager"`` runs the reference Python loop over the
+    experts hit, the default (``grouped_mm``) one batched kernel.
+    """
+    return _module_says(cls, "@use_experts_implementation")
+
+
+def _module_says(cls: Any, text: str) -> bool:
+    """Whether the source of the module that defines ``cls`` holds ``text``."""
+    module = sys.modules.get(getattr(cls, "__module__", ""))
+    try:
+        return module is not None and text in inspect.getsource(module)
+    except (OSError, TypeError):
+        return False
+
+
+def changed_since(entry: Entry, builder: int) -> bool:
+    """Whether the builder changed what ``entry`` runs since version ``builder``: its row is stale."""
+    if builder >= BUILDER or entry.library != "transformers":
+        return False
+    import transformers
+
+    # version 2: experts run as the Python loop, a token's experts are at most the experts built, and
+    # rotary sections a model defaults to full size are set to the tiny head
+    cls = getattr(transformers, entry.name, None)
+    if cls is None:
+        return False
+    return experts_loop(cls) or _names_sections(cls.config_class) or _routing_shrunk(cls.config_class)
+
+
+def _routing_shrunk(config_class: Any) -> bool:
+    """Whether version 2's routing fields (top-k, expert groups, indexer top-k) shrink this config's defaults."""
+    fields = _TOPK_FIELDS | _GROUP_FIELDS | _TOKEN_TOPK_FIELDS
+    try:
+        overrides = tiny_overrides(config_class())
+    except Exception:  # noqa: BLE001 - a config that cannot be made was not built either
+        return False
+    subs = [value for value in overrides.values() if isinstance(value, dict)]
+    return any(name in fields for found in (overrides, *subs) for name in found)
+
+
 def build_transformers(entry: Entry, device: str) -> Built:
     import transformers
 
     cls = getattr(transformers, entry.name)
     config = transformers_config(cls.config_class)
+    if experts_loop(cls):
+        # the loop over experts is the reference implementation (every transformers 4 release ran it, and
+        # training with experts that grouped_mm cannot dispatch falls back to it): the code torch.compile meets
+        config._experts_implementation = "eager"
     for attribute in ("use_cache",):
         if hasattr(config, attribute):
             setattr(config, attribute, False)
@@ -319,6 +396,19 @@ def build_transformers(entry: Entry, device: str) -> Built:
         except Exception:  # noqa: BLE001 - images placed the generic way do not fit this model: text only
             pass
     return Built(model, kwargs=kwargs)
+
+
+def settings(built: Built) -> dict[str, Any]:
+    """The kernel settings a built transformers model runs with (recorded in its discovery row)."""
+    config = getattr(built.fn, "config", None)
+    if config is None or not hasattr(config, "_attn_implementation"):
+        return {}
+    found = {"attn_implementation": config._attn_implementation}
+    if experts_loop(type(built.fn)):  # a dense model resolves the setting too, to a kernel it never calls
+        found["experts_implementation"] = config._experts_implementation
+    if "use_cache" in built.kwargs:
+        found["use_cache"] = built.kwargs["use_cache"]
+    return found
 
 
 def _no_grad() -> Any:

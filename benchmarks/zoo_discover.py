@@ -3,6 +3,7 @@
     python benchmarks/zoo_discover.py list                      # the classes, one per line
     python benchmarks/zoo_discover.py run --jobs 1              # resumes from results/zoo-discovery.jsonl
     python benchmarks/zoo_discover.py run --shard 1/4 --libraries timm --limit 20
+    python benchmarks/zoo_discover.py run --redo-stale          # rows an older builder made, for models it changed
 
 Each model runs in a process of its own, forked from a parent that imported
 torch and the libraries once, so every model starts with a fresh Dynamo
@@ -83,11 +84,14 @@ def shard_of(entries: list[Any], shard: str) -> list[Any]:
 ERRORS = ("build_error", "eager_error", "process_error")
 
 
-def done_keys(path: str, retry_errors: bool = False) -> set[str]:
+def done_keys(path: str, retry_errors: bool = False, stale: Optional[Callable[[str, int], bool]] = None) -> set[str]:
     """Models already in a results file (a line cut off by a kill is ignored); the last line of a model wins.
 
     With ``retry_errors``, a model whose last line is a build, eager or process
-    error is not done: a fix of the input builder reruns only those.
+    error is not done: a fix of the input builder reruns only those. With
+    ``stale`` (called with the model's key and the row's builder version, 1
+    for rows without one), a row an older builder made for a model the
+    builder now builds differently is not done either.
     """
     keys = set()
     if os.path.exists(path):
@@ -98,7 +102,7 @@ def done_keys(path: str, retry_errors: bool = False) -> set[str]:
                 except json.JSONDecodeError:
                     continue
                 name = f"{row['library']}:{row['model']}"
-                if retry_errors and any(row.get(k) for k in ERRORS):
+                if retry_errors and any(row.get(k) for k in ERRORS) or stale and stale(name, row.get("builder", 1)):
                     keys.discard(name)
                 else:
                     keys.add(name)
@@ -155,9 +159,11 @@ def discover_one(entry: Any, work: str, seed: int = 0) -> dict[str, Any]:
     import zoo_build
 
     row: dict[str, Any] = {"library": entry.library, "model": entry.name, "origin": entry.origin}
+    row["builder"] = zoo_build.BUILDER
     model_run.seed_everything(seed)
     try:
         built = zoo_build.build(entry)
+        row.update(zoo_build.settings(built))
     except Exception as exc:  # noqa: BLE001 - recorded, never dropped
         return {**row, "built": False, "build_error": _error(exc), "build_error_at": _where_raised(exc)}
     row["built"] = True
@@ -358,6 +364,9 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument("--shard", default="", help="K/N: the K-th of N shares")
     parser.add_argument("--limit", type=int, default=0, help="at most this many models not yet done")
     parser.add_argument("--retry-errors", action="store_true", help="run again the models that failed to build or run")
+    parser.add_argument(
+        "--redo-stale", action="store_true", help="run again the models an older builder version built differently"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="models run at once")
     parser.add_argument("--timeout", type=float, default=300, help="seconds per model before its process is killed")
     parser.add_argument("--out", default=DEFAULT_OUT, help="results file (JSON lines), appended to")
@@ -376,6 +385,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         # torch reads it when imported; each forked model opens its own log on its first compile
         os.environ["TORCH_TRACE"] = os.path.join(args.work, "traces", "open")
     entries = prepare(tuple(args.libraries), args.package_root if args.task == "measure" else "")
+    import zoo_build
+
     if args.task == "list":
         for entry in entries:
             print(f"{entry.key}\t{entry.origin}")
@@ -383,7 +394,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.models:
         wanted = set(args.models)
         entries = [entry for entry in entries if entry.key in wanted]
-    done = done_keys(args.out, args.retry_errors)
+    by_key = {entry.key: entry for entry in entries}
+
+    def stale(key: str, builder: int) -> bool:
+        return key in by_key and zoo_build.changed_since(by_key[key], builder)
+
+    done = done_keys(args.out, args.retry_errors, stale if args.redo_stale else None)
     todo = [entry for entry in shard_of(shuffled(entries), args.shard) if entry.key not in done]
     if args.first:
         first = set(args.first)

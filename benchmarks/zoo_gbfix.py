@@ -19,7 +19,7 @@ skipped frame, and per mode:
    frames, and comparing each output (compiled and eager) with the unmodified
    eager output exactly.
 
-A run resumes: a mode whose patch is unchanged keeps the models it measured.
+A run resumes: a patch measured before (in either mode) keeps the models it measured.
 ``results/zoo.jsonl`` gets one line per model, ``zoo_report.py`` renders it.
 """
 
@@ -161,8 +161,12 @@ def trace_dir(rows: list[dict[str, Any]], work: str) -> str:
 def measure(
     mode: str, rows: list[dict[str, Any]], info: dict[str, Any], work: str, jobs: int, timeout: int
 ) -> list[dict[str, Any]]:
-    """Each model against the rewritten copy; rows measured earlier with the same patch are kept."""
-    out = os.path.join(work, f"measure-{mode}-{info['patch_sha']}.jsonl")
+    """Each model against the rewritten copy; rows measured earlier with the same patch are kept.
+
+    The file is named by the patch alone: a trace-mode patch identical to the
+    static one rewrites the same copy, so its models are not measured twice.
+    """
+    out = os.path.join(work, f"measure-{info['patch_sha']}.jsonl")
     command = [sys.executable, os.path.join(HERE, "zoo_discover.py"), "measure", "--package-root", info["root"]]
     command += ["--work", work, "--out", out, "--jobs", str(jobs), "--timeout", str(timeout)]
     command += ["--libraries", *sorted({row["library"] for row in rows})]

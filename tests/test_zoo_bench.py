@@ -47,6 +47,61 @@ def test_grouped_convolution_with_a_group_per_channel_follows_the_hidden_size() 
     assert "other_groups" not in overrides
 
 
+def test_rotary_sections_a_model_defaults_are_set_to_fit_the_tiny_head() -> None:
+    transformers = pytest.importorskip("transformers")
+    for name in ("Qwen2VLConfig", "Glm4vConfig"):  # neither names sections: the model falls back to full-size ones
+        text = zoo_build.transformers_config(getattr(transformers, name)).text_config
+        head_dim = getattr(text, "head_dim", None) or text.hidden_size // text.num_attention_heads
+        partial = text.rope_parameters.get("partial_rotary_factor") or getattr(text, "partial_rotary_factor", 1.0)
+        assert sum(text.rope_parameters["mrope_section"]) == int(head_dim * partial) // 2
+
+
+@pytest.mark.parametrize("name", ["OlmoeConfig", "Qwen3MoeConfig", "DeepseekV3Config", "DeepseekV32Config"])
+def test_tiny_moe_config_routes_each_token_to_fewer_experts_than_it_builds(name: str) -> None:
+    transformers = pytest.importorskip("transformers")
+    config = zoo_build.transformers_config(getattr(transformers, name))
+    experts = next(getattr(config, f) for f in zoo_build._EXPERT_FIELDS if isinstance(getattr(config, f, None), int))
+    assert 1 <= config.num_experts_per_tok <= experts
+    if getattr(config, "n_group", None) is not None:  # group-limited routing: the groups hold the experts
+        assert config.topk_group <= config.n_group <= experts
+    if getattr(config, "index_topk", None) is not None:  # a sparse-attention indexer keeps fewer tokens than fed
+        assert config.index_topk < zoo_build.SEQ
+
+
+def test_models_with_an_experts_kernel_setting_run_the_loop_over_experts() -> None:
+    transformers = pytest.importorskip("transformers")
+    assert zoo_build.experts_loop(transformers.MixtralForCausalLM)
+    assert not zoo_build.experts_loop(transformers.LlamaForCausalLM)
+    built = zoo_build.build(zoo_build.Entry("transformers", "OlmoeForCausalLM"))
+    assert zoo_build.settings(built)["experts_implementation"] == "eager"
+    dense = zoo_build.build(zoo_build.Entry("transformers", "LlamaModel"))
+    assert "experts_implementation" not in zoo_build.settings(dense)
+
+
+def test_rows_of_an_older_builder_are_redone_only_for_the_models_it_changed(tmp_path) -> None:
+    pytest.importorskip("transformers")
+    path = str(tmp_path / "d.jsonl")
+    _rows(
+        path,
+        [
+            {"library": "transformers", "model": "MixtralForCausalLM", "skipped": 0},
+            {"library": "transformers", "model": "LlamaForCausalLM", "skipped": 0},
+            {"library": "transformers", "model": "OlmoeForCausalLM", "skipped": 5, "builder": zoo_build.BUILDER},
+        ],
+    )
+
+    def stale(key: str, builder: int) -> bool:
+        return zoo_build.changed_since(zoo_build.Entry(*key.split(":")), builder)
+
+    assert zoo_discover.done_keys(path) == {
+        "transformers:MixtralForCausalLM", "transformers:LlamaForCausalLM", "transformers:OlmoeForCausalLM"
+    }  # fmt: skip
+    kept = {"transformers:LlamaForCausalLM", "transformers:OlmoeForCausalLM"}
+    assert zoo_discover.done_keys(path, stale=stale) == kept
+    # no experts setting, but its default top-k (12) is now cut to the experts built
+    assert stale("transformers:LongcatFlashForCausalLM", 1)
+
+
 def _rows(path: str, rows: list[dict]) -> None:
     with open(path, "w", encoding="utf-8") as handle:
         for row in rows:
@@ -167,3 +222,18 @@ def test_discovery_records_a_model_in_a_forked_process(tmp_path) -> None:
 def test_recorded_command_leaves_out_local_directories() -> None:
     argv = ["--work", "/scratch/zoo", "--sample", "40", "--results", "/x/results", "--seed", "1"]
     assert zoo_gbfix.command_of(argv) == "python benchmarks/zoo_gbfix.py --sample 40 --seed 1"
+
+
+def test_committed_zoo_results_hold_every_required_field() -> None:
+    required = {"library", "model", "skipped_before", "ops_before", "coverage_before"}
+    for mode in zoo_gbfix.MODES:
+        required |= {f"skipped_after_{mode}", f"ops_after_{mode}", f"coverage_after_{mode}", f"equal_{mode}"}
+        required |= {f"crash_{mode}"}
+    with open(os.path.join(BENCH, "results", "zoo.jsonl"), encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle]
+    assert rows
+    for row in rows:
+        assert required <= set(row), f"{row['model']}: {sorted(required - set(row))}"
+        for mode in zoo_gbfix.MODES:
+            assert row[f"crash_{mode}"] is None or isinstance(row[f"crash_{mode}"], str)
+            assert isinstance(row[f"equal_{mode}"], bool) or row[f"crash_{mode}"] is not None
