@@ -96,6 +96,9 @@ class StepPlan:
     returns: bool = False
     #: params handed to each call as ``int(name)`` (see :mod:`codemods.analysis.scalar_index`)
     as_ints: list[str] = field(default_factory=list)
+    #: lists the body grows and also reads whole (:func:`grown_and_read`): a per-trip function would
+    #: be compiled again on every trip
+    grown_read: list[str] = field(default_factory=list)
 
 
 def plan_step(loop: Loop, outline: OutlinePlan, head: int = 0) -> StepPlan:
@@ -141,7 +144,53 @@ def plan_step(loop: Loop, outline: OutlinePlan, head: int = 0) -> StepPlan:
             plan.nonlocals.append(name)
             plan.driver_declare.append(name)
     plan.nonlocals.sort()
+    plan.grown_read = grown_and_read(body)
     return plan
+
+
+_GROWERS = frozenset({"append", "extend", "insert"})
+
+
+def grown_and_read(body: Sequence[cst.BaseStatement]) -> list[str]:
+    """Names of lists that ``body`` grows in place (``xs.append(v)``, ``xs.extend(...)``,
+    ``xs += [...]``) and also reads whole (``torch.stack(xs)``, ``len(xs)``, a loop over it), a
+    list made before the loop: a function called once per trip sees it one longer on every call,
+    and Dynamo guards on its length, so it compiles again each trip until its recompile limit,
+    after which the function and what it calls run eagerly (measured: a decoding loop that stops
+    on ``torch.stack(ids).eq(end).all()`` went from 63% to 4% of its ops in graphs)."""
+    finder = _GrownAndRead()
+    for statement in body:
+        statement.visit(finder)
+    return sorted((finder.grown & finder.read) - finder.bound)
+
+
+class _GrownAndRead(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.grown: set[str] = set()
+        self.read: set[str] = set()
+        self.bound: set[str] = set()
+        #: Name nodes that are a growing call's receiver or an augmented target
+        self.growing: set[int] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        method = node.func
+        if isinstance(method, cst.Attribute) and isinstance(method.value, cst.Name) and method.attr.value in _GROWERS:
+            self.grown.add(method.value.value)
+            self.growing.add(id(method.value))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        grows = isinstance(node.value, (cst.List, cst.Tuple, cst.ListComp))  # not a tensor's `+=`
+        if isinstance(node.target, cst.Name) and isinstance(node.operator, cst.AddAssign) and grows:
+            self.grown.add(node.target.value)
+            self.growing.add(id(node.target))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self.bound.update(target_names(target.target))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self.growing:
+            self.read.add(node.value)
 
 
 def eager_head(

@@ -245,6 +245,19 @@ class OutlineLoop(LoopRule):
         if not whole:
             head, kept = self._eager_head(original, moved, func, plan.nonlocals)
             step_plan = plan_step(original, plan, head)
+            if step_plan.grown_read:
+                # The loop helper would recompile too: its resume function after the break sees the
+                # list one longer on every trip (measured in golden GBF002/grown_list_read_per_trip).
+                grown = step_plan.grown_read[0]
+                self.report(
+                    original,
+                    message,
+                    "none",
+                    note=f"not outlined: each trip reads `{grown}` whole as it grows, so a helper's frame would "
+                    "be compiled again on every trip until Dynamo's recompile limit, after which it and what it "
+                    "calls run eagerly",
+                )
+                return updated
             if step_plan.driver_declare or (inner_steps and not head):
                 # A name carried from trip to trip that nothing binds before the loop could cross
                 # from one call to the next only through a declaration without a value; a body that
