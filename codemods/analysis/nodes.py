@@ -10,6 +10,22 @@ from codemods.fastcst import walk
 
 #: nodes whose body is a scope of its own: code under them is not the enclosing function's
 NESTED_SCOPES = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+
+class OwnScopeOnly:
+    """A libcst visitor or transformer mixin that stays in the scope it starts in: a nested
+    function, lambda or class has its own names, returns and loop control, so it is not entered."""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
 #: builtins whose result runs over (some of) the items of their first argument (``zip``: of each)
 ITEM_BUILTINS = frozenset({"enumerate", "zip", "reversed", "sorted", "list", "tuple", "iter"})
 

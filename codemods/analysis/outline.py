@@ -58,7 +58,7 @@ from codemods.analysis.names.bindings import (
     private_elsewhere,
     target_names,
 )
-from codemods.analysis.nodes import NESTED_SCOPES, as_element, contains
+from codemods.analysis.nodes import NESTED_SCOPES, OwnScopeOnly, as_element, contains
 from codemods.analysis.unroll import unbound_before
 from codemods.fastcst import walk
 
@@ -170,17 +170,8 @@ def _in_loop(func: cst.FunctionDef, stmt: cst.CSTNode) -> bool:
     return False
 
 
-class _ReturnsToPairs(cst.CSTTransformer):
+class _ReturnsToPairs(OwnScopeOnly, cst.CSTTransformer):
     """``return v`` -> ``return True, v`` outside nested functions."""
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
 
     def leave_Return(self, original_node: cst.Return, updated_node: cst.Return) -> cst.Return:
         value = updated_node.value if updated_node.value is not None else cst.Name("None")

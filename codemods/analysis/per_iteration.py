@@ -73,7 +73,7 @@ from codemods.analysis.names.bindings import (
     name_use,
     target_names,
 )
-from codemods.analysis.nodes import NESTED_SCOPES, as_element, block_indent, body_statements, contains
+from codemods.analysis.nodes import NESTED_SCOPES, OwnScopeOnly, as_element, block_indent, body_statements, contains
 from codemods.analysis.outline import OutlinePlan
 from codemods.fastcst import walk
 
@@ -479,7 +479,7 @@ def build_step(loop: Loop, plan: StepPlan, step: str, number: str, head: int = 0
     return function, loop.with_changes(body=new_body)
 
 
-class _InlineDrivers(cst.CSTTransformer):
+class _InlineDrivers(OwnScopeOnly, cst.CSTTransformer):
     """Puts each inner loop's driver back as its loop, keeping the per-trip functions it defined."""
 
     def __init__(self) -> None:
@@ -487,15 +487,6 @@ class _InlineDrivers(cst.CSTTransformer):
         self.steps: list[cst.FunctionDef] = []
         self.found = 0
         self.blocked = False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
 
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock

@@ -18,7 +18,7 @@ from typing import Iterable, Iterator, Optional, Sequence, Union, cast
 
 import libcst as cst
 
-from codemods.analysis.nodes import NESTED_SCOPES, body_statements, dotted_name
+from codemods.analysis.nodes import NESTED_SCOPES, OwnScopeOnly, body_statements, dotted_name
 from codemods.fastcst import walk
 
 
@@ -381,19 +381,10 @@ class Exits:
     continues: bool = False
 
 
-class _ExitVisitor(cst.CSTVisitor):
+class _ExitVisitor(OwnScopeOnly, cst.CSTVisitor):
     def __init__(self, exits: Exits) -> None:
         self.exits = exits
         self.loop_depth = 0
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
 
     def visit_For(self, node: cst.For) -> bool:
         if node.asynchronous is not None:
@@ -445,7 +436,7 @@ def exits_of(nodes: Sequence[cst.CSTNode]) -> Exits:
     return exits
 
 
-class ReplaceLoopControl(cst.CSTTransformer):
+class ReplaceLoopControl(OwnScopeOnly, cst.CSTTransformer):
     """Turns ``continue`` (of the loop being moved) into ``return``.
 
     Nested loops and nested functions keep their own ``continue``.
@@ -453,15 +444,6 @@ class ReplaceLoopControl(cst.CSTTransformer):
 
     def __init__(self) -> None:
         self.depth = 0
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
 
     # Only a nested loop's body is its own: a ``continue`` in its ``else``
     # belongs to the loop being moved.
@@ -579,7 +561,7 @@ def _compound_afresh(stmt: cst.BaseStatement, name: str) -> bool:
     return False
 
 
-class DropAnnotations(cst.CSTTransformer):
+class DropAnnotations(OwnScopeOnly, cst.CSTTransformer):
     """Removes the annotations of ``names`` from code moved into a helper.
 
     A helper that declares a name ``nonlocal`` or ``global`` may not annotate
@@ -592,15 +574,6 @@ class DropAnnotations(cst.CSTTransformer):
 
     def __init__(self, names: Iterable[str]) -> None:
         self.names = frozenset(names)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
 
     def leave_SimpleStatementLine(
         self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
