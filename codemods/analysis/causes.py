@@ -43,7 +43,7 @@ from codemods.analysis.names.bindings import target_names
 from codemods.analysis.names.scopes import Scope, ScopeTracker, names_in
 from codemods.analysis.nodes import NESTED_SCOPES, body_statements, dotted_name
 from codemods.analysis.project.compiled_code import CompiledCode, CompiledCodeSurvey, Entry, in_compiled_code
-from codemods.analysis.raises import Evidence, caught_by, describe, traced_hazards
+from codemods.analysis.raises import TRACED_HAZARDS, Evidence, caught_by, describe, traced_hazards, unannotated_params
 from codemods.analysis.tensors.cst import TENSOR, TensorFacts, submodule_attributes, torch_aliases
 from codemods.fastcst import walk
 
@@ -190,17 +190,10 @@ def _compiled_try_hazard(
         if not isinstance(holder, cst.Try):
             continue
         if facts is None:
-            hazards: frozenset[str] = frozenset({"KeyError", "AttributeError", "RuntimeError", "IndexError"})
+            hazards: frozenset[str] = TRACED_HAZARDS
         else:
-            function = found.function
-            assert function is not None
-            params = function.params
-            # an unannotated parameter may hold anything, whatever the inference guesses
-            opaque = frozenset(
-                p.name.value
-                for p in (*params.posonly_params, *params.params, *params.kwonly_params)
-                if p.annotation is None
-            )
+            assert found.function is not None
+            opaque = unannotated_params(found.function)
             evidence = Evidence(lookup, lambda name: True, facts, opaque)
             hazards = traced_hazards(body_statements(holder.body), evidence, torch_names, lambda name: False)
         catcher = caught_by(holder.handlers, hazards, lambda name: False) if hazards else None

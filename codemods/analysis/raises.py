@@ -340,6 +340,8 @@ def describe(raised: Raised) -> str:
 _LOOKUP_MISSES = frozenset({"KeyError", "AttributeError"})
 #: what a tensor op that fails raises (a shape or dtype error, an index out of range)
 _TENSOR_FAILURES = frozenset({"RuntimeError", "IndexError"})
+#: everything :func:`traced_hazards` may answer: what is assumed where the body cannot be read
+TRACED_HAZARDS = _LOOKUP_MISSES | _TENSOR_FAILURES
 #: builtins that run no user code of their own and cannot miss a lookup
 _PLAIN_BUILTINS = frozenset(
     {
@@ -349,6 +351,15 @@ _PLAIN_BUILTINS = frozenset(
         "callable", "divmod", "pow", "format",
     }
 )  # fmt: skip
+
+
+def unannotated_params(func: cst.FunctionDef) -> frozenset[str]:
+    """Parameters without an annotation: a tensor to the inference on a guess (of ``forward``),
+    they may hold anything (:attr:`Evidence.opaque`)."""
+    params = func.params
+    return frozenset(
+        p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.annotation is None
+    )
 
 
 def traced_hazards(

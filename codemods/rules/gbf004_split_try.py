@@ -131,7 +131,14 @@ from codemods.analysis.names.bindings import (
     surely_bound_before,
 )
 from codemods.analysis.nodes import body_statements, dotted_name
-from codemods.analysis.raises import Evidence, caught_by, describe, statement_raises, traced_hazards
+from codemods.analysis.raises import (
+    Evidence,
+    caught_by,
+    describe,
+    statement_raises,
+    traced_hazards,
+    unannotated_params,
+)
 from codemods.rules.base import Example, Prefilter
 from codemods.rules.block_rule import BlockRule, split_index, with_body
 
@@ -275,13 +282,7 @@ class SplitTry(BlockRule):
         if index not in (0, len(body_statements(node.body)) - 1) and frame_refusal(func):
             return _Plan(None)  # a split in the middle adds a flag to the frame
         facts = self.tensor_facts(func)
-        # an unannotated parameter is a tensor to the inference on a guess (of `forward`): anything may come in
-        params = frozenset(
-            p.name.value
-            for p in (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params)
-            if p.annotation is None
-        )
-        evidence = Evidence(self.lookup, self.bound_check(node, index, func), facts, params)
+        evidence = Evidence(self.lookup, self.bound_check(node, index, func), facts, unannotated_params(func))
         raised = statement_raises(body_statements(node.body)[index], evidence)
         own = function_scope_use(func).bound
         catcher = caught_by(node.handlers, raised, lambda name: name in own or name in self.module_names())
