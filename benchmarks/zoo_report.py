@@ -238,6 +238,24 @@ def statement(where: str) -> str:
         return ""
 
 
+def costs_nothing(row: dict[str, Any], frame_name: str, where: str) -> bool:
+    """Whether the frame a skip cause names is written in the break's file and holds no tensor op
+    (gbfix's own count): skipping it loses nothing, its callees still compile."""
+    path, _, line = where.rpartition(":")
+    if not line.isdigit():
+        return False
+    firsts = [
+        int(match["line"])
+        for entry in row.get("skipped_frames_before", [])
+        for match in [_FRAME.match(entry)]
+        if match and match["name"] == frame_name and match["path"] == path and int(match["line"]) <= int(line)
+    ]
+    if not firsts:
+        return False
+    ops = precision.inline_ops(os.path.join(precision.package_root(path), path))
+    return max(firsts) in ops and ops[max(firsts)] == 0
+
+
 def label(gb_type: str, where: str, findings: list[dict[str, Any]], fixed_somewhere: bool) -> str:
     """What would remove a cause: a rule did, a proven setting would, a new rule would, or nothing (data)."""
     if fixed_somewhere:
@@ -267,14 +285,24 @@ def cause_table(rows: list[dict[str, Any]], modes: Iterable[str], top: int = 25)
         for mode in modes:
             after[mode].update(causes(row.get(f"skip_causes_after_{mode}", [])))
     ranking = after[last] if last else before
+    harmless: Counter = Counter()
+    for row in rows:
+        for entry in row.get("skip_causes_before", []):
+            match = _CAUSE.match(entry)
+            if match and costs_nothing(row, match["frame"], match["where"]):
+                harmless[(match["type"], match["where"])] += 1
     header = "| # | break | site | statement | before | " + " | ".join(f"after {m}" for m in modes) + " | label |"
     lines = [header, "|---" * (5 + len(modes) + 1) + "|"]
     for i, ((gb_type, where), _) in enumerate(ranking.most_common(top), 1):
         fixed = any(after[m][(gb_type, where)] < before[(gb_type, where)] for m in modes)
         counts = " | ".join(str(after[m][(gb_type, where)]) for m in modes)
+        if harmless[(gb_type, where)] and harmless[(gb_type, where)] == before[(gb_type, where)] and not fixed:
+            verdict = "nothing lost: no tensor op written in the skipped frame"
+        else:
+            verdict = label(gb_type, where, [], fixed)
         lines.append(
             f"| {i} | {_cell(gb_type)} | `{where}` | `{_cell(statement(where))}` | {before[(gb_type, where)]} "
-            f"| {counts} | {label(gb_type, where, [], fixed)} |"
+            f"| {counts} | {verdict} |"
         )
     by_type: Counter = Counter()
     for (gb_type, _), n in ranking.items():

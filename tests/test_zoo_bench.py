@@ -200,6 +200,22 @@ def test_inline_frames_gone_only_when_no_such_frame_stays_skipped() -> None:
     assert zoo_report.inline_gone([gone], findings, "static") == (1, 1)
 
 
+def test_a_skip_cause_costs_nothing_only_when_its_frame_holds_no_tensor_op() -> None:
+    pytest.importorskip("transformers")
+    row = {
+        "skipped_frames_before": [
+            "<dictcomp> (transformers/utils/output_capturing.py:332)",
+            "forward (transformers/models/aria/modeling_aria.py:642)",
+        ]
+    }
+    # the comprehension that reads the capture flags: a frame of plain Python
+    assert zoo_report.costs_nothing(row, "<dictcomp>", "transformers/utils/output_capturing.py:332")
+    # the decoder's forward writes tensor ops: skipping it loses them
+    assert not zoo_report.costs_nothing(row, "forward", "transformers/models/aria/modeling_aria.py:680")
+    # a frame named in another file than the break cannot be told apart from its callee: not claimed
+    assert not zoo_report.costs_nothing(row, "forward", "transformers/utils/output_capturing.py:340")
+
+
 def test_rewritten_hunks_start_after_the_context_lines() -> None:
     patch = "--- a/transformers/m.py\n+++ b/transformers/m.py\n@@ -7,6 +7,9 @@ def f():\n x\n"
     assert zoo_report.rewritten_frames(patch) == [("transformers/m.py", 10)]
