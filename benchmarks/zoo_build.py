@@ -28,7 +28,7 @@ LIBRARIES = ("transformers", "diffusers", "timm")
 
 #: the version of the generic builder a discovery row was made by (``builder`` in the row); raised when a
 #: change alters what some models run, with ``changed_since`` naming the models it alters
-BUILDER = 2
+BUILDER = 3
 
 #: config fields set to these values when the default is larger (names as the libraries spell them)
 LAYERS = 2
@@ -350,7 +350,12 @@ def _module_says(cls: Any, text: str) -> bool:
 
 def changed_since(entry: Entry, builder: int) -> bool:
     """Whether the builder changed what ``entry`` runs since version ``builder``: its row is stale."""
-    if builder >= BUILDER or entry.library != "transformers":
+    if builder >= BUILDER:
+        return False
+    # version 3: a diffusers model runs on the first input layout it accepts
+    if entry.library == "diffusers":
+        return True
+    if builder >= 2 or entry.library != "transformers":
         return False
     import transformers
 
@@ -576,11 +581,21 @@ def build_timm(entry: Entry, device: str) -> Built:
 
 
 def build_diffusers(entry: Entry, device: str) -> Built:
+    """The model, and the first generic input layout it runs on (the first tried, when none runs)."""
     import diffusers
+    import torch
 
     cls = getattr(diffusers, entry.name)
     model = cls(**diffusers_overrides(cls)).eval().to(device)
-    return Built(model, kwargs=diffusers_inputs(model, device))
+    candidates = diffusers_inputs(model, device)
+    for kwargs in candidates:
+        try:
+            with torch.no_grad():
+                model(**kwargs)
+        except Exception:  # noqa: BLE001, S112 - the next layout is tried; the discovery records the first's error
+            continue
+        return Built(model, kwargs=kwargs)
+    return Built(model, kwargs=candidates[0])
 
 
 def diffusers_overrides(cls: Any) -> dict[str, Any]:
@@ -607,11 +622,21 @@ def diffusers_overrides(cls: Any) -> dict[str, Any]:
         heads = overrides.get("num_attention_heads", params["num_attention_heads"].default)
         if isinstance(heads, int):
             overrides["num_attention_heads"] = min(heads, 2)
+    head, full = overrides.get("attention_head_dim"), params.get("attention_head_dim")
+    for name, param in params.items():
+        axes = param.default
+        # rotary axes that split the head dimension (FLUX's ``axes_dims_rope``) shrink with it
+        if "axes_dim" in name and isinstance(axes, (list, tuple)) and isinstance(head, int) and full is not None:
+            if all(isinstance(d, int) for d in axes) and sum(axes) == full.default:
+                shares = [max(2, round(d * head / sum(axes) / 2) * 2) for d in axes[:-1]]
+                overrides[name] = (*shares, head - sum(shares))
     return overrides
 
 
-def diffusers_inputs(model: Any, device: str) -> dict[str, Any]:
-    """``sample``/``hidden_states`` from the config's channels and size, a timestep, text states."""
+def diffusers_inputs(model: Any, device: str) -> list[dict[str, Any]]:
+    """Input layouts to try, in turn: the main input (``sample``/``hidden_states``) as image latents,
+    video latents, a packed token sequence and a 1-D signal, from the config's channels and size; a
+    timestep and text states; every other required parameter filled by what its name says."""
     import torch
 
     config = model.config
@@ -620,17 +645,64 @@ def diffusers_inputs(model: Any, device: str) -> dict[str, Any]:
     size = config.get("sample_size", None) or 16
     size = size[0] if isinstance(size, (list, tuple)) else size
     size = min(size, 16)
+    width = config.get("cross_attention_dim", None) or config.get("joint_attention_dim", None) or HIDDEN
+    width = width[0] if isinstance(width, (list, tuple)) else width
     first = next(iter(params))
-    kwargs: dict[str, Any] = {first: torch.randn((1, channels, size, size), generator=_generator(2))}
-    if "timestep" in params:
-        kwargs["timestep"] = torch.tensor([10])
-    if "encoder_hidden_states" in params:
-        width = config.get("cross_attention_dim", None) or config.get("joint_attention_dim", None) or HIDDEN
-        width = width[0] if isinstance(width, (list, tuple)) else width
-        kwargs["encoder_hidden_states"] = torch.randn((1, 8, width), generator=_generator(3))
-    if "return_dict" in params:
-        kwargs["return_dict"] = False
-    return {k: v.to(device) if hasattr(v, "to") else v for k, v in kwargs.items()}
+    layouts = [(1, channels, size, size), (1, channels, 2, size, size), (1, (size // 2) ** 2, channels)]
+    layouts.append((1, channels, size * size))
+    candidates = []
+    for layout in layouts:
+        main = torch.randn(layout, generator=_generator(2))
+        kwargs: dict[str, Any] = {first: main}
+        if "timestep" in params:
+            kwargs["timestep"] = torch.tensor([10])
+        if "encoder_hidden_states" in params:
+            kwargs["encoder_hidden_states"] = torch.randn((1, 8, width), generator=_generator(3))
+        for name, param in params.items():
+            optional = param.default is not inspect.Parameter.empty
+            if name in kwargs or optional and not (param.default is None and name in _NEEDED_WHEN_NONE):
+                continue
+            if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+                continue
+            value = _by_name(name, config, main, width)
+            if value is not None:
+                kwargs[name] = value
+        if "return_dict" in params:
+            kwargs["return_dict"] = False
+        candidates.append({k: v.to(device) if hasattr(v, "to") else v for k, v in kwargs.items()})
+    return candidates
+
+
+#: optional forward parameters (default None) that the models taking them still need: positions, pooled text
+_NEEDED_WHEN_NONE = {"img_ids", "txt_ids", "pooled_projections", "img_shapes"}
+
+
+def _by_name(name: str, config: Any, main: Any, width: int) -> Any:
+    """A small value for a required forward parameter of a diffusers model, from what its name says
+    (None when the name says nothing: the call then fails and the error is recorded)."""
+    import torch
+
+    text = 8
+    if name.endswith("mask"):
+        return torch.ones((1, text), dtype=torch.long)
+    if "ratio" in name:
+        return torch.tensor([0.5])
+    if "timestep" in name or name.endswith("_time") or name == "guidance":
+        return torch.tensor([10.0])
+    if name.startswith("pooled") or name.endswith("pooled") or "global" in name:
+        dim = config.get("pooled_projection_dim", None) or width
+        return torch.randn((1, dim), generator=_generator(4))
+    if name in ("img_ids", "txt_ids"):
+        # one position per token and rotary axis
+        axes = len(config.get("axes_dims_rope", None) or (0, 0, 0))
+        return torch.zeros((main.shape[1] if name == "img_ids" and main.dim() == 3 else text, axes))
+    if name == "img_shapes":
+        # the latent grid after 2x2 patching; a packed sequence is already that grid's tokens
+        side = int(main.shape[1] ** 0.5) if main.dim() == 3 else main.shape[-1] // 2
+        return [[(1, side, side)]]
+    if name.endswith("_cond") or name.endswith("latents"):
+        return torch.randn(main.shape, generator=_generator(5))
+    return None
 
 
 def find(key: str, entries: Optional[list[Entry]] = None) -> Entry:

@@ -253,3 +253,32 @@ def test_committed_zoo_results_hold_every_required_field() -> None:
         for mode in zoo_gbfix.MODES:
             assert row[f"crash_{mode}"] is None or isinstance(row[f"crash_{mode}"], str)
             assert isinstance(row[f"equal_{mode}"], bool) or row[f"crash_{mode}"] is not None
+
+
+def test_rotary_axes_that_split_the_head_shrink_with_it() -> None:
+    diffusers = pytest.importorskip("diffusers")
+    overrides = zoo_build.diffusers_overrides(diffusers.FluxTransformer2DModel)
+    axes = overrides["axes_dims_rope"]
+    assert sum(axes) == overrides["attention_head_dim"]
+    assert len(axes) == 3 and all(d > 0 and d % 2 == 0 for d in axes)
+
+
+def test_required_diffusers_inputs_are_filled_from_their_names() -> None:
+    torch = pytest.importorskip("torch")
+    packed = torch.zeros((1, 64, 16))
+    config = {"axes_dims_rope": (2, 6, 8), "pooled_projection_dim": 24}
+    assert zoo_build._by_name("img_shapes", config, packed, 32) == [[(1, 8, 8)]]
+    assert tuple(zoo_build._by_name("img_ids", config, packed, 32).shape) == (64, 3)
+    assert tuple(zoo_build._by_name("pooled_projections", config, packed, 32).shape) == (1, 24)
+    assert zoo_build._by_name("encoder_attention_mask", config, packed, 32).dtype == torch.long
+    assert zoo_build._by_name("frobnicate", config, packed, 32) is None
+
+
+@pytest.mark.torch_run
+def test_a_diffusers_model_runs_on_the_first_layout_it_accepts() -> None:
+    pytest.importorskip("diffusers")
+    built = zoo_build.build(zoo_build.Entry("diffusers", "FluxTransformer2DModel"))
+    # FLUX takes packed latents: a token sequence with its positions, not an image
+    assert built.kwargs["hidden_states"].dim() == 3
+    assert built.kwargs["img_ids"].shape[0] == built.kwargs["hidden_states"].shape[1]
+    built.fn(**built.kwargs)
