@@ -78,6 +78,11 @@ class ExternalBreak:
     via: tuple[str, ...]
     #: ``path:line`` of the breaking call
     at: str
+    #: the callee's positional parameters as a call fills them (without ``self``), read with ``distinct``
+    params: tuple[str, ...] = ()
+    #: when not empty, the break runs only after ``a is b`` was false for a pair ``(a, b)`` of
+    #: the callee's parameters: a call handing one object for both of every pair does not take it
+    distinct: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,12 @@ from functools import lru_cache
 from typing import Any, Iterator, Optional, Union
 
 from codemods.analysis.astnodes import dotted, expressions_of, long_docstring, loop_submodule, normal
-from codemods.analysis.breaks.ast import condition_call_ends, mask_index_starts, subscripts_on
+from codemods.analysis.breaks.ast import (
+    condition_call_ends,
+    mask_index_starts,
+    runs_only_if_distinct,
+    subscripts_on,
+)
 from codemods.analysis.catalogue import (
     BY_QUALIFIED,
     BY_TENSOR_READ,
@@ -112,6 +117,12 @@ class UnitSummary:
     #: a function that calls its first parameter (a decorator's wrapper calls the function it
     #: wraps): that parameter's name, else ""
     wraps: str = ""
+    #: when not empty, ``direct`` runs only after ``a is b`` was false for a pair ``(a, b)`` of its
+    #: parameters (:func:`~codemods.analysis.breaks.ast.runs_only_if_distinct`), and the unit has
+    #: no other break of its own
+    distinct: tuple[tuple[str, str], ...] = ()
+    #: its positional parameters as a call fills them (without ``self`` for a method), with ``distinct``
+    params: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -507,6 +518,8 @@ class _Reader:
         lines = _LineIndex(self.text)
         per_unit: list[set[Call]] = [set() for _ in self.units]
         direct: list[Optional[tuple[str, bool, int]]] = [None] * len(self.units)
+        #: per unit, its first break behind ``a is b or`` and the parameter pairs of all such
+        conditional: dict[int, tuple[tuple[str, bool, int], set[tuple[str, str]]]] = {}
         firsts = [_first_parameter(d) for d in self.units]
         wraps = [""] * len(self.units)
         compiled: list[tuple[str, str, int]] = []
@@ -531,7 +544,10 @@ class _Reader:
                 entry = self.catalogue(name, receiver if receiver is not None else "()", start + len(name))
                 node = self.call_at(line, name) if entry is not None else None
                 if entry is not None and node is not None and _arity_fits(entry, node) and self._holds(entry, node):
-                    if not _recorded_only(entry, node):
+                    pairs = self._after_identity(at, line, name)
+                    if pairs:
+                        conditional.setdefault(at, ((entry.reason, entry.raises, line), set()))[1].update(pairs)
+                    elif not _recorded_only(entry, node):
                         direct[at] = (entry.reason, entry.raises, line)
                 reads = receiver is not None and (receiver != "" or name not in self.bound or name in self.imports)
                 if direct[at] is None and reads and name in TENSOR_READ_NAMES:
@@ -567,6 +583,17 @@ class _Reader:
             self._unit(
                 index, per_unit[index], direct[index], instances[index], blocks[index], marks[index], wraps[index]
             )
+            if direct[index] is not None or index not in conditional
+            else self._unit(
+                index,
+                per_unit[index],
+                conditional[index][0],
+                instances[index],
+                blocks[index],
+                marks[index],
+                wraps[index],
+                tuple(sorted(conditional[index][1])),
+            )
             for index in range(len(self.units))
         )
         return FileSummary(
@@ -599,6 +626,7 @@ class _Reader:
         holds: bool,
         marks: bool,
         wraps: str = "",
+        distinct: tuple[tuple[str, str], ...] = (),
     ) -> UnitSummary:
         d = self.units[index]
         decorators = tuple(name for name in (dotted(_callee(dec)) for dec in d.node.decorator_list) if name)
@@ -615,7 +643,27 @@ class _Reader:
             tuple(sorted(instances.items())),
             holds,
             wraps,
+            distinct,
+            _call_parameters(d) if distinct else (),
         )
+
+    def _after_identity(self, at: int, line: int, name: str) -> set[tuple[str, str]]:
+        """The pairs ``(a, b)`` of parameters of unit ``at`` such that each call of ``name`` on
+        ``line`` runs only after ``a is b`` was false for one of them; empty when some call of it
+        there runs otherwise (the text search cannot tell which of them it found)."""
+        stmt = _statement_at(self.tree.body, line)
+        if stmt is None:
+            return set()
+        params = {a.arg for a in _all_args(self.units[at].node)}
+        pairs = set()
+        for part in expressions_of(stmt):
+            for node in ast.walk(part):
+                if isinstance(node, ast.Call) and _ends_with(node.func, name, line):
+                    pair = runs_only_if_distinct(stmt, node)
+                    if pair is None or not set(pair) <= params:
+                        return set()
+                    pairs.add(pair)
+        return pairs
 
     def _dispatched(self, line: int) -> tuple[str, ...]:
         """The methods ``getattr(self, TABLE[key])`` may fetch (also ``type(self)``, ``TABLE.get(key)``),
@@ -856,6 +904,20 @@ def summarise(
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _Reader(text, tree, path, module if module is not None else module_name(path)).summarise()
+
+
+def _all_args(func: Def) -> list[ast.arg]:
+    args = func.args
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs]
+
+
+def _call_parameters(d: _Def) -> tuple[str, ...]:
+    """A unit's positional parameters as a call fills them: without ``self`` for a method
+    (keywords bind by name)."""
+    args = d.node.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    static = any(dotted(dec) == "staticmethod" for dec in d.node.decorator_list)
+    return tuple(positional[1:] if d.cls is not None and not static else positional)
 
 
 def _recorded_only(entry: BreakCall, call: ast.Call) -> bool:
