@@ -72,7 +72,8 @@ class BreakReason:
     reason: str
     raises: bool = True
     via: str = ""
-    #: the catalogue's output family of a direct call (``print``, ``warn``, ``logging``, ``logger``), else ""
+    #: the catalogue's output family of a direct call (``print``, ``warn``, ``logging``, ``logger``);
+    #: with ``via``, of a callee's output calls on rare paths, its only breaks; else ""
     cause: str = ""
     #: the catalogue entry a direct call matched (``builtins.print``; a logger method's name)
     entry: str = ""
@@ -87,8 +88,9 @@ class BreakReason:
 
     @classmethod
     def external(cls, found: ExternalBreak) -> "BreakReason":
-        """The reason of a call whose callee, in another file, breaks."""
-        return cls(found.reason, found.raises, " → ".join(found.via), at=found.at)
+        """The reason of a call whose callee, in another file, breaks; its ``cause`` only where the
+        callee's only breaks are output calls on rare paths (a one-line guard there fixes them)."""
+        return cls(found.reason, found.raises, " → ".join(found.via), cause=found.rare_output, at=found.at)
 
 
 @dataclass

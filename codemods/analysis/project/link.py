@@ -385,9 +385,12 @@ class Project:
         """The break behind a call of unit ``index`` from another file."""
         via, found = self.break_chain(index)
         at = f"{_shown(found.path)}:{found.line}"
-        if found is self.breaks[index]:
-            return ExternalBreak(found.reason, found.raises, via, at, found.params, found.distinct)
-        return ExternalBreak(found.reason, found.raises, via, at)
+        if found is not self.breaks[index]:
+            return ExternalBreak(found.reason, found.raises, via, at)
+        # its only breaks are output calls on rare paths, and what it calls does not break
+        quiet = not any(t in self.breaks for _, targets in self.edges[index] for t in targets)
+        rare_output = self.units[index][1].rare_output if quiet else ""
+        return ExternalBreak(found.reason, found.raises, via, at, found.params, found.distinct, rare_output)
 
     def break_chain(self, index: int) -> tuple[tuple[str, ...], _Break]:
         """Qualified names from unit ``index`` to the unit holding the break, and the break."""
