@@ -155,7 +155,15 @@ class Stack(torch.nn.Module):
 
 @pytest.mark.parametrize(
     ("arguments", "found"),
-    [("x, x, x", False), ("x, memory, memory", True), ("x, x, memory", True), ("x, *[x, x]", True)],
+    [
+        ("x, x, x", False),
+        ("query=x, value=x, key=x", False),
+        ("x, memory, memory", True),
+        ("x, x, memory", True),
+        ("x, *[x, x]", True),
+        # an attribute read twice may be two objects (a property)
+        ("self.state, self.state, self.state", True),
+    ],
 )
 def test_a_call_into_another_file_is_judged_at_the_call(tmp_path, arguments: str, found: bool) -> None:
     from rewriter.engine.batch import build_project

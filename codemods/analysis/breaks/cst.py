@@ -976,7 +976,7 @@ def _call_breaks(
 
 def _takes(call: cst.Call, positional: Sequence[str], distinct: Sequence[tuple[str, str]]) -> bool:
     """Whether ``call`` may take a break that runs only when the parameters of some pair of
-    ``distinct`` hold two objects: not when it hands the same name for both of every pair.
+    ``distinct`` hold two objects: not when it hands the same plain name for both of every pair.
     ``positional``: the callee's positional parameters as a call fills them (keywords bind by name)."""
     if not distinct:
         return True
@@ -991,7 +991,8 @@ def _takes(call: cst.Call, positional: Sequence[str], distinct: Sequence[tuple[s
             name, at = positional[at], at + 1
         else:
             continue
-        bound[name] = dotted_name(arg.value) or ""
+        # one plain name read twice is one object; an attribute may be a property that makes a new one
+        bound[name] = arg.value.value if isinstance(arg.value, cst.Name) else ""
     return any(not bound.get(a) or bound.get(a) != bound.get(b) for a, b in distinct)
 
 
