@@ -78,6 +78,14 @@ class ExternalBreak:
     via: tuple[str, ...]
     #: ``path:line`` of the breaking call
     at: str
+    #: the callee's positional parameters as a call fills them (without ``self``), read with ``distinct``
+    params: tuple[str, ...] = ()
+    #: when not empty, the break runs only after ``a is b`` was false for a pair ``(a, b)`` of
+    #: the callee's parameters: a call handing one object for both of every pair does not take it
+    distinct: tuple[tuple[str, str], ...] = ()
+    #: the output family (``logger``, ``print``…) when the callee's only breaks are output calls in
+    #: branches of its ``if`` statements (a rare path), and nothing it calls breaks
+    rare_output: str = ""
 
 
 @dataclass(frozen=True)

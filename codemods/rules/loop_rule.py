@@ -33,6 +33,10 @@ from codemods.rules.base import FunctionScopedRule
 Loop = Union[cst.For, cst.While]
 
 
+#: how a note names the catalogue's output families
+_OUTPUT_KIND = {"print": "`print`", "warn": "`warnings.warn`", "logging": "logging", "logger": "logging"}
+
+
 class LoopRule(FunctionScopedRule):
     METADATA_DEPENDENCIES = (*FunctionScopedRule.METADATA_DEPENDENCIES, BreakProvider, ModuleConstantsProvider)
 
@@ -86,9 +90,12 @@ class LoopRule(FunctionScopedRule):
 
     def smaller_fix_note(self, loop: Loop, sites: list[BreakSite]) -> str:
         """Why the loop is not restructured when its only breaks are output calls on rare paths
-        (each under an ``if`` of the body) that GBF010 removes with its one-line guard, or ""."""
+        (each under an ``if`` of the body) that GBF010 removes with its one-line guard, or calls of
+        functions whose only breaks are such calls (:meth:`_callee_output_note`), or ""."""
         if not sites or not self.defers_to("GBF010"):
             return ""
+        if all(site.reason.via for site in sites):
+            return self._callee_output_note(loop, sites)
         branches: list[cst.If] = []
         for site in sites:
             if not site.reason.cause or site.reason.via or self.suppressed_for("GBF010", site.node):
@@ -106,4 +113,23 @@ class LoopRule(FunctionScopedRule):
             f"at line {lines}); GBF010's one-line fix there removes it (`--unsafe-fixes` for a guard), "
             f"where restructuring would move the loop's {statements} statement"
             f"{'s' if statements != 1 else ''} into helpers for a call that seldom runs"
+        )
+
+    def _callee_output_note(self, loop: Loop, sites: list[BreakSite]) -> str:
+        """The note for a loop whose breaks are all calls of functions in other files whose only
+        breaks are output calls in branches of their ``if`` statements
+        (:attr:`~codemods.analysis.reach.ExternalBreak.rare_output`), or "": a one-line guard at
+        that output call is the fix, made in the callee's file."""
+        if not all(site.reason.cause and site.reason.at for site in sites):
+            return ""
+        callees = sorted({f"`{site.reason.via.split(' → ')[0].rpartition(':')[2]}`" for site in sites})
+        places = sorted({site.reason.at for site in sites})
+        kinds = sorted({_OUTPUT_KIND.get(site.reason.cause, site.reason.cause) for site in sites})
+        statements = len(body_statements(loop.body))
+        return (
+            f"not restructured: the only break is a {' or '.join(kinds)} call on a rare path of "
+            f"{' and '.join(callees)} (under an `if` at {', '.join(places)}); a one-line guard there, "
+            "`if not torch.compiler.is_compiling():` as GBF010 writes it, removes it, where restructuring would "
+            f"move the loop's {statements} statement{'s' if statements != 1 else ''} into helpers for a call "
+            "that seldom runs"
         )

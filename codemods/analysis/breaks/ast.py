@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from typing import Optional
 
 from codemods.analysis.astnodes import CALL_REST, expressions_of, word_ends
 from codemods.analysis.catalogue import (
@@ -144,3 +145,39 @@ def _may_be_a_mask(index: ast.expr) -> bool:
         and isinstance(index.func, ast.Attribute)
         and index.func.attr in BOOL_METHODS | BOOL_FUNCTIONS
     )
+
+
+def runs_only_if_distinct(stmt: ast.stmt, node: ast.AST) -> Optional[tuple[str, str]]:
+    """``(a, b)`` when ``stmt`` reads ``node`` only after ``a is b`` was found false: in an operand
+    after ``a is b or`` or ``a is not b and`` (two plain names).
+
+    Dynamo answers ``is`` while it traces, from the objects it was given: called with one tensor for
+    both names, it never traces the operand, so a break there is taken only where a caller hands two
+    different objects (measured on torch 2.13: ``a is b or torch.equal(a, b)`` in a loop compiles
+    into one graph called ``(t, t)``, and the frame is skipped called ``(t, t.clone())`` or with
+    tensors of different shapes). The libcst twin is
+    :func:`codemods.analysis.breaks.cst._identity_before`, which the file's break analysis reads.
+    """
+    for part in expressions_of(stmt):
+        for boolop in ast.walk(part):
+            if not isinstance(boolop, ast.BoolOp):
+                continue
+            wanted = ast.Is if isinstance(boolop.op, ast.Or) else ast.IsNot
+            for at, operand in enumerate(boolop.values[:-1]):
+                pair = _identity_test(operand, wanted)
+                if pair is not None and any(node is n for later in boolop.values[at + 1 :] for n in ast.walk(later)):
+                    return pair
+    return None
+
+
+def _identity_test(test: ast.expr, wanted: type) -> Optional[tuple[str, str]]:
+    """``(a, b)`` for ``a is b`` (``wanted`` ``ast.Is``) or ``a is not b`` (``ast.IsNot``), plain names."""
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], wanted)
+        and isinstance(test.left, ast.Name)
+        and isinstance(test.comparators[0], ast.Name)
+    ):
+        return test.left.id, test.comparators[0].id
+    return None

@@ -52,7 +52,7 @@ from codemods.analysis.catalogue import (
 from codemods.analysis.names.scopes import Scope, ScopeTracker, names_in
 from codemods.analysis.nodes import NESTED_SCOPES, dotted_name
 from codemods.analysis.reach import ExternalBreak, call_key
-from codemods.analysis.tensors.arguments import bound_arguments
+from codemods.analysis.tensors.arguments import bound_arguments, is_static
 from codemods.analysis.tensors.cst import (
     OTHER,
     FunctionTensorsProvider,
@@ -72,7 +72,8 @@ class BreakReason:
     reason: str
     raises: bool = True
     via: str = ""
-    #: the catalogue's output family of a direct call (``print``, ``warn``, ``logging``, ``logger``), else ""
+    #: the catalogue's output family of a direct call (``print``, ``warn``, ``logging``, ``logger``);
+    #: with ``via``, of a callee's output calls on rare paths, its only breaks; else ""
     cause: str = ""
     #: the catalogue entry a direct call matched (``builtins.print``; a logger method's name)
     entry: str = ""
@@ -87,8 +88,9 @@ class BreakReason:
 
     @classmethod
     def external(cls, found: ExternalBreak) -> "BreakReason":
-        """The reason of a call whose callee, in another file, breaks."""
-        return cls(found.reason, found.raises, " → ".join(found.via), at=found.at)
+        """The reason of a call whose callee, in another file, breaks; its ``cause`` only where the
+        callee's only breaks are output calls on rare paths (a one-line guard there fixes them)."""
+        return cls(found.reason, found.raises, " → ".join(found.via), cause=found.rare_output, at=found.at)
 
 
 @dataclass
@@ -104,6 +106,11 @@ class _Function:
     unit: str = ""
     direct: Optional[BreakReason] = None
     callees: list[tuple[cst.Call, str]] = field(default_factory=list)
+    #: its first break that runs only after ``a is b`` was false, ``a`` and ``b`` its parameters
+    #: (:func:`_identity_before`): a call handing one object for both does not take it
+    conditional: Optional[BreakReason] = None
+    #: the parameter pairs of such breaks
+    distinct: list[tuple[str, str]] = field(default_factory=list)
 
 
 #: the nodes :meth:`_Collector._built_lists` reads
@@ -139,6 +146,8 @@ class _Collector(ScopeTracker):
         self._conditions: list[tuple[cst.BaseExpression, cst.CSTNode, _Function, tuple[_Guard, ...]]] = []
         #: ids of the ``not``/``and``/``or`` read as part of a truth read around them
         self._chained: set[int] = set()
+        #: operands read only after ``a is b`` was false, with ``(a, b)`` (:func:`_identity_before`)
+        self._after_identity: list[tuple[cst.BaseExpression, tuple[str, str]]] = []
         #: subscripts by one index on one line, with their function (``x[mask]``)
         self._subscripts: list[tuple[cst.Subscript, _Function, tuple[_Guard, ...]]] = []
         #: ids of subscripts assigned to or deleted (``x[mask] = v`` is ``index_put``: no break)
@@ -230,6 +239,9 @@ class _Collector(ScopeTracker):
             self._truth_read(node.expression, node)
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        pair = _identity_before(node)
+        if pair is not None:
+            self._after_identity.append((node.right, pair))
         if id(node) not in self._chained:
             # as a value, ``a and b`` reads the truth of ``a`` only (``b`` is the value)
             self._truth_read(node.left, node)
@@ -386,6 +398,9 @@ class _Collector(ScopeTracker):
 
     def replay(self) -> None:
         """Read the recorded calls and assignments in walk order, every binding known."""
+        after_identity = {
+            id(inner): pair for operand, pair in self._after_identity for inner in walk.descendants(operand)
+        }
         for node, fn, scope, guards in self._events:
             if isinstance(node, cst.Assign):
                 # An assigned call is read in the assignment's scope.
@@ -401,7 +416,12 @@ class _Collector(ScopeTracker):
             reason = self._catalogue_reason(node, scope, fn)
             if reason is not None:
                 self.direct_calls[node] = reason
-                if fn is not None and fn.direct is None and not reason.recorded_only:
+                pair = after_identity.get(id(node))
+                if fn is not None and pair is not None and set(pair) <= _parameters(fn.node):
+                    # taken only where a caller hands two objects: each call says (see ``_call_breaks``)
+                    fn.conditional = fn.conditional or reason
+                    fn.distinct.append(pair)
+                elif fn is not None and fn.direct is None and not reason.recorded_only:
                     fn.direct = reason
                 continue
             if fn is not None:
@@ -868,13 +888,12 @@ class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]
         for fn in self.functions:
             for call, callee in fn.callees:
                 targets = _lookup(self, fn, callee)
-                target = next((t for t in targets if resolved.get(id(t.node))), None)
-                inner = resolved.get(id(target.node)) if target is not None else None
-                if target is not None and inner is not None:
-                    self.set_metadata(call, BreakReason(inner.reason, inner.raises, via=target.qualname))
+                through = next((r for t in targets if (r := _call_breaks(call, t, resolved)) is not None), None)
+                if through is not None:
+                    self.set_metadata(call, through)
                 elif not targets:
                     found = _external(self, fn, callee)
-                    if found is not None:
+                    if found is not None and _takes(call, found.params, found.distinct):
                         self.set_metadata(call, BreakReason.external(found))
             if resolved.get(id(fn.node)) is not None:
                 self.set_metadata(fn.node, resolved[id(fn.node)])
@@ -937,11 +956,73 @@ def _submodule_forwards(collector: _Collector, cls: str, attr: str) -> list[_Fun
     return found
 
 
-def _breaking(
-    targets: list[_Function], caller: _Function, breaks: Mapping[int, Optional[BreakReason]]
-) -> Optional[_Function]:
-    """The first of ``targets`` (not the caller itself) known to break."""
-    return next((t for t in targets if t is not caller and breaks.get(id(t.node))), None)
+def _call_breaks(
+    call: cst.Call, target: _Function, breaks: Mapping[int, Optional[BreakReason]]
+) -> Optional[BreakReason]:
+    """Why ``call`` of ``target`` breaks: ``target`` breaks, or holds a break behind ``a is b or``
+    and the call does not hand one object for both (:func:`_takes`)."""
+    inner = breaks.get(id(target.node))
+    if inner is None and target.conditional is not None:
+        params = target.node.params
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        if target.cls is not None and not is_static(target.node):
+            positional = positional[1:]  # called through an instance: ``self`` is not in the call
+        if _takes(call, tuple(positional), target.distinct):
+            inner = target.conditional
+    if inner is None:
+        return None
+    return BreakReason(inner.reason, inner.raises, via=target.qualname)
+
+
+def _takes(call: cst.Call, positional: Sequence[str], distinct: Sequence[tuple[str, str]]) -> bool:
+    """Whether ``call`` may take a break that runs only when the parameters of some pair of
+    ``distinct`` hold two objects: not when it hands the same plain name for both of every pair.
+    ``positional``: the callee's positional parameters as a call fills them (keywords bind by name)."""
+    if not distinct:
+        return True
+    bound: dict[str, str] = {}
+    at = 0
+    for arg in call.args:
+        if arg.star:
+            return True  # cannot tell which argument is which
+        if arg.keyword is not None:
+            name = arg.keyword.value
+        elif at < len(positional):
+            name, at = positional[at], at + 1
+        else:
+            continue
+        # one plain name read twice is one object; an attribute may be a property that makes a new one
+        bound[name] = arg.value.value if isinstance(arg.value, cst.Name) else ""
+    return any(not bound.get(a) or bound.get(a) != bound.get(b) for a, b in distinct)
+
+
+def _parameters(func: cst.FunctionDef) -> set[str]:
+    params = func.params
+    return {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+
+
+def _identity_before(node: cst.BooleanOperation) -> Optional[tuple[str, str]]:
+    """``(a, b)`` when the left operand of ``node`` is ``a is b`` for ``or``, ``a is not b`` for
+    ``and`` (plain names, also after more of the same operator): its right operand is read only
+    when ``a`` and ``b`` are two objects. The ``ast`` twin is
+    :func:`codemods.analysis.breaks.ast.runs_only_if_distinct`, which the project index reads."""
+    wanted = cst.Is if isinstance(node.operator, cst.Or) else cst.IsNot
+    left = node.left
+    while True:
+        if (
+            isinstance(left, cst.Comparison)
+            and len(left.comparisons) == 1
+            and isinstance(left.comparisons[0].operator, wanted)
+            and isinstance(left.left, cst.Name)
+            and isinstance(left.comparisons[0].comparator, cst.Name)
+        ):
+            return left.left.value, left.comparisons[0].comparator.value
+        if not (isinstance(left, cst.BooleanOperation) and type(left.operator) is type(node.operator)):
+            return None
+        found = _identity_before(left)
+        if found is not None:
+            return found
+        left = left.right
 
 
 def _resolve(collector: _Collector) -> dict[int, Optional[BreakReason]]:
@@ -953,17 +1034,15 @@ def _resolve(collector: _Collector) -> dict[int, Optional[BreakReason]]:
         for fn in collector.functions:
             if result[id(fn.node)] is not None:
                 continue
-            for _call, callee in fn.callees:
+            for call, callee in fn.callees:
                 targets = _lookup(collector, fn, callee)
-                target = _breaking(targets, fn, result)
-                if target is not None:
-                    inner = result[id(target.node)]
-                    assert inner is not None
-                    result[id(fn.node)] = BreakReason(inner.reason, inner.raises, via=target.qualname)
+                reason = next((r for t in targets if t is not fn and (r := _call_breaks(call, t, result))), None)
+                if reason is not None:
+                    result[id(fn.node)] = reason
                     changed = True
                     break
                 found = _external(collector, fn, callee) if not targets else None
-                if found is not None:
+                if found is not None and _takes(call, found.params, found.distinct):
                     result[id(fn.node)] = BreakReason.external(found)
                     changed = True
                     break

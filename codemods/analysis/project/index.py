@@ -38,7 +38,12 @@ from functools import lru_cache
 from typing import Any, Iterator, Optional, Union
 
 from codemods.analysis.astnodes import dotted, expressions_of, long_docstring, loop_submodule, normal
-from codemods.analysis.breaks.ast import condition_call_ends, mask_index_starts, subscripts_on
+from codemods.analysis.breaks.ast import (
+    condition_call_ends,
+    mask_index_starts,
+    runs_only_if_distinct,
+    subscripts_on,
+)
 from codemods.analysis.catalogue import (
     BY_QUALIFIED,
     BY_TENSOR_READ,
@@ -112,6 +117,15 @@ class UnitSummary:
     #: a function that calls its first parameter (a decorator's wrapper calls the function it
     #: wraps): that parameter's name, else ""
     wraps: str = ""
+    #: when not empty, ``direct`` runs only after ``a is b`` was false for a pair ``(a, b)`` of its
+    #: parameters (:func:`~codemods.analysis.breaks.ast.runs_only_if_distinct`), and the unit has
+    #: no other break of its own
+    distinct: tuple[tuple[str, str], ...] = ()
+    #: its positional parameters as a call fills them (without ``self`` for a method), with ``distinct``
+    params: tuple[str, ...] = ()
+    #: the output family (``logger``, ``print``…) when each break of its own is an output call in a
+    #: branch of an ``if``: a path that seldom runs, whose one-line guard is the smallest fix
+    rare_output: str = ""
 
 
 @dataclass(frozen=True)
@@ -507,6 +521,18 @@ class _Reader:
         lines = _LineIndex(self.text)
         per_unit: list[set[Call]] = [set() for _ in self.units]
         direct: list[Optional[tuple[str, bool, int]]] = [None] * len(self.units)
+        #: per unit, its first break behind ``a is b or`` and the parameter pairs of all such
+        conditional: dict[int, tuple[tuple[str, bool, int], set[tuple[str, str]]]] = {}
+        #: per unit, the output family while every break of its own is an output call under an ``if``
+        rare = [""] * len(self.units)
+
+        def note(at: int, found: tuple[str, bool, int], output: str = "") -> None:
+            """Unit ``at`` breaks at ``found``; ``output``: the break is an output call on a rare path."""
+            if direct[at] is None:
+                direct[at], rare[at] = found, output
+            elif not output:
+                rare[at] = ""
+
         firsts = [_first_parameter(d) for d in self.units]
         wraps = [""] * len(self.units)
         compiled: list[tuple[str, str, int]] = []
@@ -526,18 +552,22 @@ class _Reader:
             if receiver == "super()":
                 per_unit[at].add(("super", "", name))
                 continue
-            if direct[at] is None and not cold.holds(line):
+            if (direct[at] is None or rare[at]) and not cold.holds(line):
                 # ``(x > 0).nonzero()``: a method entry matches whatever its receiver is, as in the file's analysis
                 entry = self.catalogue(name, receiver if receiver is not None else "()", start + len(name))
                 node = self.call_at(line, name) if entry is not None else None
                 if entry is not None and node is not None and _arity_fits(entry, node) and self._holds(entry, node):
-                    if not _recorded_only(entry, node):
-                        direct[at] = (entry.reason, entry.raises, line)
+                    pairs = self._after_identity(at, line, name)
+                    if pairs:
+                        conditional.setdefault(at, ((entry.reason, entry.raises, line), set()))[1].update(pairs)
+                    elif not _recorded_only(entry, node):
+                        output = entry.cause if entry.cause and self._under_a_branch(at, line) else ""
+                        note(at, (entry.reason, entry.raises, line), output)
                 reads = receiver is not None and (receiver != "" or name not in self.bound or name in self.imports)
-                if direct[at] is None and reads and name in TENSOR_READ_NAMES:
+                if (direct[at] is None or rare[at]) and reads and name in TENSOR_READ_NAMES:
                     found = self._tensor_read(line, name, receiver or "", start + len(name))
                     if found is not None:
-                        direct[at] = (found.reason, found.raises, line)
+                        note(at, (found.reason, found.raises, line))
             if name == "getattr" and receiver == "" and self.found.dispatch and name not in self.bound:
                 per_unit[at].update(("s", "", method) for method in self._dispatched(line))
             call = self._kept(name, receiver, instances[at]) if receiver is not None else None
@@ -547,12 +577,14 @@ class _Reader:
                 per_unit[at].add(call)
         for line in sorted({lines.line_of(end) for end in condition_call_ends(self.text)}):
             at = self.unit_at(line)
-            if at is not None and direct[at] is None and not cold.holds(line) and self._branches_on_tensor(line):
-                direct[at] = (CONDITION.reason, CONDITION.raises, line)
+            if at is not None and (direct[at] is None or rare[at]) and not cold.holds(line):
+                if self._branches_on_tensor(line):
+                    note(at, (CONDITION.reason, CONDITION.raises, line))
         for line in sorted({lines.line_of(start) for start in mask_index_starts(self.text)}):
             at = self.unit_at(line)
-            if at is not None and direct[at] is None and not cold.holds(line) and self._indexes_by_mask(line):
-                direct[at] = (MASK_INDEX.reason, MASK_INDEX.raises, line)
+            if at is not None and (direct[at] is None or rare[at]) and not cold.holds(line):
+                if self._indexes_by_mask(line):
+                    note(at, (MASK_INDEX.reason, MASK_INDEX.raises, line))
         blocks = [False] * len(self.units)
         for match in _BLOCK_WORDS.finditer(self.text):
             at = self.unit_at(lines.line_of(match.start()))
@@ -565,7 +597,25 @@ class _Reader:
                 marks[at] = True
         units = tuple(
             self._unit(
-                index, per_unit[index], direct[index], instances[index], blocks[index], marks[index], wraps[index]
+                index,
+                per_unit[index],
+                direct[index],
+                instances[index],
+                blocks[index],
+                marks[index],
+                wraps[index],
+                rare_output=rare[index],
+            )
+            if direct[index] is not None or index not in conditional
+            else self._unit(
+                index,
+                per_unit[index],
+                conditional[index][0],
+                instances[index],
+                blocks[index],
+                marks[index],
+                wraps[index],
+                tuple(sorted(conditional[index][1])),
             )
             for index in range(len(self.units))
         )
@@ -599,6 +649,8 @@ class _Reader:
         holds: bool,
         marks: bool,
         wraps: str = "",
+        distinct: tuple[tuple[str, str], ...] = (),
+        rare_output: str = "",
     ) -> UnitSummary:
         d = self.units[index]
         decorators = tuple(name for name in (dotted(_callee(dec)) for dec in d.node.decorator_list) if name)
@@ -615,7 +667,42 @@ class _Reader:
             tuple(sorted(instances.items())),
             holds,
             wraps,
+            distinct,
+            _call_parameters(d) if distinct else (),
+            rare_output,
         )
+
+    def _under_a_branch(self, at: int, line: int) -> bool:
+        """The statement on ``line`` runs in a branch of an ``if`` of unit ``at`` (not in its test)."""
+        body = self.units[at].node.body
+        while True:
+            stmt = next((s for s in body if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
+            if stmt is None:
+                return False
+            block = next((b for b in _blocks(stmt) if b and b[0].lineno <= line <= (b[-1].end_lineno or 0)), None)
+            if block is None:
+                return False
+            if isinstance(stmt, ast.If):
+                return True
+            body = block
+
+    def _after_identity(self, at: int, line: int, name: str) -> set[tuple[str, str]]:
+        """The pairs ``(a, b)`` of parameters of unit ``at`` such that each call of ``name`` on
+        ``line`` runs only after ``a is b`` was false for one of them; empty when some call of it
+        there runs otherwise (the text search cannot tell which of them it found)."""
+        stmt = _statement_at(self.tree.body, line)
+        if stmt is None:
+            return set()
+        params = {a.arg for a in _all_args(self.units[at].node)}
+        pairs = set()
+        for part in expressions_of(stmt):
+            for node in ast.walk(part):
+                if isinstance(node, ast.Call) and _ends_with(node.func, name, line):
+                    pair = runs_only_if_distinct(stmt, node)
+                    if pair is None or not set(pair) <= params:
+                        return set()
+                    pairs.add(pair)
+        return pairs
 
     def _dispatched(self, line: int) -> tuple[str, ...]:
         """The methods ``getattr(self, TABLE[key])`` may fetch (also ``type(self)``, ``TABLE.get(key)``),
@@ -856,6 +943,20 @@ def summarise(
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _Reader(text, tree, path, module if module is not None else module_name(path)).summarise()
+
+
+def _all_args(func: Def) -> list[ast.arg]:
+    args = func.args
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs]
+
+
+def _call_parameters(d: _Def) -> tuple[str, ...]:
+    """A unit's positional parameters as a call fills them: without ``self`` for a method
+    (keywords bind by name)."""
+    args = d.node.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    static = any(dotted(dec) == "staticmethod" for dec in d.node.decorator_list)
+    return tuple(positional[1:] if d.cls is not None and not static else positional)
 
 
 def _recorded_only(entry: BreakCall, call: ast.Call) -> bool:

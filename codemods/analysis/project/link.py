@@ -90,6 +90,11 @@ class _Break:
     line: int
     #: the unit called next on the way to the break, if not here
     next: Optional[int] = None
+    #: a break of the unit itself that runs only after ``a is b`` was false: its parameter pairs,
+    #: and its parameters as a call fills them (a caller of the unit is judged at its call, in its
+    #: file; further callers are taken to break, as the index keeps no arguments)
+    distinct: tuple[tuple[str, str], ...] = ()
+    params: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -365,7 +370,7 @@ class Project:
                     callers.setdefault(target, []).append(index)
             if unit.direct is not None and index not in self.opaque:
                 reason, raises, line = unit.direct
-                found[index] = _Break(reason, raises, summary.path, line)
+                found[index] = _Break(reason, raises, summary.path, line, None, unit.distinct, unit.params)
                 queue.append(index)
         while queue:
             index = queue.popleft()
@@ -375,6 +380,17 @@ class Project:
                     found[caller] = _Break(inner.reason, inner.raises, inner.path, inner.line, index)
                     queue.append(caller)
         return found
+
+    def _external_break(self, index: int) -> ExternalBreak:
+        """The break behind a call of unit ``index`` from another file."""
+        via, found = self.break_chain(index)
+        at = f"{_shown(found.path)}:{found.line}"
+        if found is not self.breaks[index]:
+            return ExternalBreak(found.reason, found.raises, via, at)
+        # its only breaks are output calls on rare paths, and what it calls does not break
+        quiet = not any(t in self.breaks for _, targets in self.edges[index] for t in targets)
+        rare_output = self.units[index][1].rare_output if quiet else ""
+        return ExternalBreak(found.reason, found.raises, via, at, found.params, found.distinct, rare_output)
 
     def break_chain(self, index: int) -> tuple[tuple[str, ...], _Break]:
         """Qualified names from unit ``index`` to the unit holding the break, and the break."""
@@ -507,8 +523,7 @@ class Project:
                 key = f"{name}@{unit.qualname}"
                 shown = [t for t in self.decorated_by.get(index, ()) if t in self.breaks]
                 if shown and key not in out:
-                    via, found = self.break_chain(shown[0])
-                    out[key] = ExternalBreak(found.reason, found.raises, via, f"{_shown(found.path)}:{found.line}")
+                    out[key] = self._external_break(shown[0])
                 continue
             for key, callee in self._keys(summary.path, unit, call):
                 if key in out:
@@ -518,8 +533,7 @@ class Project:
                     t for t in targets if t in self.breaks and (kind != "n" or self.units[t][0].path != summary.path)
                 ]
                 if shown:
-                    via, found = self.break_chain(shown[0])
-                    out[key] = ExternalBreak(found.reason, found.raises, via, f"{_shown(found.path)}:{found.line}")
+                    out[key] = self._external_break(shown[0])
                 elif kind == "n" and not targets:
                     installed = self._installed(summary, name)
                     if installed is not None:

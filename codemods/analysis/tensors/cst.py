@@ -51,14 +51,15 @@ from codemods.fastcst import walk
 
 TENSOR, OTHER, UNKNOWN = "tensor", "other", "unknown"
 
-#: ``torch.*`` callables whose result is not a tensor
+#: ``torch.*`` callables whose result is not a tensor (``torch.equal`` answers a Python bool: the
+#: call breaks, as the catalogue says, not a truth read of it)
 _TORCH_NON_TENSOR = frozenset(
     (
         "is_tensor is_floating_point is_complex is_nonzero numel is_grad_enabled "
         "is_inference_mode_enabled get_default_dtype device dtype Size Generator no_grad enable_grad "
         "set_grad_enabled inference_mode autocast compile manual_seed seed initial_seed get_rng_state "
         "set_rng_state is_autocast_enabled finfo iinfo typename set_printoptions "
-        "use_deterministic_algorithms graph_break is_compiling disable"
+        "use_deterministic_algorithms graph_break is_compiling disable equal allclose"
     ).split()
 )
 #: tensor methods whose result is a Python value or a fact, not a tensor
@@ -66,7 +67,7 @@ _METHOD_NON_TENSOR = frozenset(
     (
         "item tolist size dim ndimension numel nelement element_size is_contiguous is_floating_point "
         "is_complex data_ptr stride storage_offset get_device untyped_storage equal numpy dim_order "
-        "is_pinned is_shared"
+        "is_pinned is_shared allclose"
     ).split()
 )
 #: methods that are tensor ops whatever the receiver is known to be (``x.view(...)``)
