@@ -148,3 +148,55 @@ def test_a_report_says_the_command_of_its_own_run():
     )
     document["meta"]["command"] = command
     assert f"Reproduce: `pip install -e '.[bench]'` then `{command}`." in report.render(document)
+
+
+def test_counts_recompiles_the_recompile_limit_and_uninitialized_cells():
+    import torch
+
+    model_run = _bench_module("model_run")
+
+    def per_trip_shapes(x):
+        def step(n):
+            return x[:n].sum() * 2
+
+        out = []
+        for n in range(1, 12):  # a new shape on every trip: a compile each until the limit
+            out.append(step(n))
+            torch._dynamo.graph_break()
+        return out
+
+    def declared_without_value(x):
+        best: object
+
+        def loop():
+            nonlocal best
+
+            def body(i):
+                nonlocal best
+                best = x * i
+
+            for i in range(3):
+                body(i)
+                torch._dynamo.graph_break()
+
+        loop()
+        return best
+
+    figures = {}
+    for fn in (per_trip_shapes, declared_without_value):
+        torch._dynamo.reset()
+        counts = model_run.Counts()
+        compiled = torch.compile(fn, backend=model_run.counting_backend(counts, "eager"), dynamic=False)
+        with model_run.recording(counts):
+            compiled(torch.arange(20.0))
+        figures[fn.__name__] = counts.summary()
+    shapes, cell = figures["per_trip_shapes"], figures["declared_without_value"]
+    limit = torch._dynamo.config.recompile_limit
+    assert shapes["recompiles"] == limit and list(shapes["recompiled_frames"].values()) == [limit]
+    (hit,) = shapes["recompile_limit_hits"]
+    assert hit.startswith("step (") and hit in shapes["skipped_whole"]
+    assert f"{hit}: {model_run.RECOMPILE_LIMIT}" in shapes["frame_failures"]
+    assert shapes["uninitialized_cells"] == [] and cell["recompile_limit_hits"] == []
+    (where,) = cell["uninitialized_cells"]
+    assert where.startswith("declared_without_value (")
+    assert cell["reconstruction_failures"] == []
