@@ -200,3 +200,28 @@ def test_counts_recompiles_the_recompile_limit_and_uninitialized_cells():
     (where,) = cell["uninitialized_cells"]
     assert where.startswith("declared_without_value (")
     assert cell["reconstruction_failures"] == []
+
+
+def test_timing_table_gives_a_withheld_rewrite_its_row_and_reason():
+    table = _bench_module("timing_table")
+    meta = {"gbfix": "abc", "date": "today", "settings": {"backend": "inductor", "size": "medium", "device": "cpu"}}
+    note = "costs more than it captures: each trip's work is in `M._frame`, which breaks inside"
+    withheld = [f"pkg/m.py:5: GBF002 {note}", "pkg/m.py:9: GBF002 nothing to capture: `f` runs no tensor op"]
+    sides = {
+        "kept": {
+            "changed_files": [],
+            "withheld": withheld,
+            "pair_before_compiled_s": 1.0,
+            "pair_after_compiled_s": 1.05,
+        },
+        "slower": {"changed_files": ["pkg/m.py"], "pair_before_compiled_s": 1.0, "pair_after_compiled_s": 1.05},
+        "untouched": {"changed_files": []},
+    }
+    document = {"meta": meta, "models": [{"name": name, "after": {"static": side}} for name, side in sides.items()]}
+    found = {row["model"]: row for row in table.rows([document])}
+    assert set(found) == {"kept", "slower"}  # a model nothing touched nor withheld has no row
+    assert not found["kept"]["costs"] and found["slower"]["costs"]  # the same code on both sides: noise
+    text = table.markdown(list(found.values()))
+    assert "| kept | static | 1000.0 | 1050.0 | 1.05 (nothing rewritten) | costs more than it captures (1), " in text
+    assert "nothing to capture (1) |" in text
+    assert "| slower | static | 1000.0 | 1050.0 | 1.05 (costs) |  |" in text
