@@ -2,6 +2,7 @@
 
     python benchmarks/realworld.py --medium --models mixtral --results DIR/mixtral   # one model a run
     python benchmarks/timing_table.py DIR/*/realworld-medium.json
+    python benchmarks/timing_table.py --update DIR/encodec/realworld-medium.json   # replace one model's rows
 
 Each run's after side times both packages in one process, their calls interleaved
 (``pair_before_compiled_s`` and ``pair_after_compiled_s``, medians), so the ratio does not
@@ -56,6 +57,13 @@ def rows(documents: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(found, key=lambda row: (row["model"], row["mode"]))
 
 
+def merged(kept: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of an earlier table, each replaced by a new row of the same model and mode."""
+    measured = {(row["model"], row["mode"]) for row in new}
+    rest = [row for row in kept if (row["model"], row["mode"]) not in measured]
+    return sorted(rest + new, key=lambda row: (row["model"], row["mode"]))
+
+
 def markdown(found: list[dict[str, Any]]) -> str:
     lines = [
         "# Steady-state compiled time after/before, medium size",
@@ -65,7 +73,8 @@ def markdown(found: list[dict[str, Any]]) -> str:
         f"one process with their calls interleaved (medians). A ratio above {LIMIT} costs.",
         "Left as written: the loops gbfix withholds a rewrite from by default, by the reason its",
         "finding gives (each finding's full note is in timing-medium.json); where nothing is",
-        "rewritten both sides run the same code and the ratio is the noise of the measurement.",
+        "rewritten both sides run the same code and the ratio is the noise of the measurement",
+        "(blank in rows measured before the benchmark recorded it).",
         "Written by `python benchmarks/timing_table.py`.",
         "",
         "| model | mode | before (ms) | after (ms) | after/before | left as written | gbfix | date |",
@@ -102,12 +111,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("documents", nargs="+", help="realworld-medium.json files, one model each")
     parser.add_argument("--results", default=os.path.join(HERE, "results"), help="where the table goes")
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="keep the rows of the table already there for the models and modes these documents do not hold",
+    )
     args = parser.parse_args(argv)
     documents = []
     for path in args.documents:
         with open(path, encoding="utf-8") as handle:
             documents.append(json.load(handle))
     found = rows(documents)
+    existing = os.path.join(args.results, "timing-medium.json")
+    if args.update and os.path.exists(existing):
+        with open(existing, encoding="utf-8") as handle:
+            found = merged(json.load(handle), found)
     with open(os.path.join(args.results, "timing-medium.json"), "w", encoding="utf-8") as handle:
         json.dump(found, handle, indent=1)
         handle.write("\n")

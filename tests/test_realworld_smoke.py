@@ -225,3 +225,6 @@ def test_timing_table_gives_a_withheld_rewrite_its_row_and_reason():
     assert "| kept | static | 1000.0 | 1050.0 | 1.05 (nothing rewritten) | costs more than it captures (1), " in text
     assert "nothing to capture (1) |" in text
     assert "| slower | static | 1000.0 | 1050.0 | 1.05 (costs) |  |" in text
+    earlier = [{**found["slower"], "ratio": 0.9}, {**found["slower"], "model": "other", "ratio": 0.8}]
+    updated = table.merged(earlier, [found["slower"]])
+    assert [(row["model"], row["ratio"]) for row in updated] == [("other", 0.8), ("slower", 1.05)]
