@@ -64,6 +64,10 @@ import zoo  # noqa: E402  (the zoo lives beside this script)
 MARKER = "compiled_graph"
 PARTIAL_SKIP = "Encountered graph break that we cannot resume from"
 WHOLE_SKIP = "Failed to handle graph break gracefully"
+#: graph-break types (``gb_type``) of the failures counted on their own
+RECOMPILE_LIMIT = "Dynamo recompile limit exceeded"
+UNINITIALIZED_CELL = "Read uninitialized cell"
+RECONSTRUCTION = "Reconstruction failure"
 HELPER_PREFIX = "_gbfix_"
 RESUME_PREFIX = "torch_dynamo_resume_in_"
 
@@ -212,6 +216,10 @@ class FrameEvent:
     name: str
     where: str
     ok: bool
+    #: the code object had compiled code already (its guards failed): a recompile
+    recompile: bool = False
+    #: the graph-break type of the error that made Dynamo give up on the frame ("" when it did not)
+    failure: str = ""
 
 
 @dataclass
@@ -256,6 +264,27 @@ class Counts:
             "break_sites": sorted({f"{b.gb_type} @ {b.where}" for b in self.breaks}),
             "graphs": self.graphs,
             "ops": self.ops,
+            **self.failures(),
+        }
+
+    def failures(self) -> dict[str, Any]:
+        """Recompiles, recompile-limit hits and the failures a rewrite's helpers must not bring.
+
+        A frame whose code hit Dynamo's recompile limit runs eagerly from then
+        on (it is counted among the whole skips too); "Read uninitialized cell"
+        and "Reconstruction failure" are counted wherever they happen, as a
+        frame Dynamo gave up on or as a graph break, each with its frame.
+        """
+        recompiled = Counter(f"{f.name} ({f.where})" for f in self.frames if f.recompile)
+        failed = [(f"{f.name} ({f.where})", f.failure) for f in self.frames if f.failure]
+        failed += [(f"{b.frame} ({b.where})", b.gb_type) for b in self.breaks]
+        return {
+            "recompiles": sum(recompiled.values()),
+            "recompiled_frames": dict(recompiled.most_common()),
+            "recompile_limit_hits": [frame for frame, kind in failed if kind == RECOMPILE_LIMIT],
+            "uninitialized_cells": [frame for frame, kind in failed if kind == UNINITIALIZED_CELL],
+            "reconstruction_failures": [frame for frame, kind in failed if kind.startswith(RECONSTRUCTION)],
+            "frame_failures": [f"{f.name} ({f.where}): {f.failure}" for f in self.frames if f.failure],
         }
 
 
@@ -303,35 +332,46 @@ def _lookup_backend(name: str) -> Callable:
 
 @contextlib.contextmanager
 def recording(counts: Counts) -> Iterator[None]:
-    """Record frames handed to Dynamo (ok or skipped) and every logged graph break."""
+    """Record frames handed to Dynamo (ok or skipped, first compile or recompile, why it gave up)
+    and every logged graph break."""
     from torch._dynamo import convert_frame, symbolic_convert
     from torch._dynamo.utils import counters
 
-    converter = convert_frame.ConvertFrame
+    converter, inner = convert_frame.ConvertFrame, convert_frame.ConvertFrameAssert
     translator = symbolic_convert.InstructionTranslatorBase
-    original_call, original_log = converter.__call__, translator.log_graph_break
+    original_call, original_inner = converter.__call__, inner.__call__
+    original_log = translator.log_graph_break
+    #: the error the frame being converted raised (ConvertFrame swallows it when it skips the frame)
+    raised: list[BaseException] = []
 
-    def call(self: Any, frame: Any, *args: Any, **kwargs: Any) -> Any:
+    def call(self: Any, frame: Any, cache_entry: Any, *args: Any, **kwargs: Any) -> Any:
         ok_before = counters["frames"]["ok"]
-        result = original_call(self, frame, *args, **kwargs)
+        raised.clear()
+        result = original_call(self, frame, cache_entry, *args, **kwargs)
         code = frame.f_code
-        counts.frames.append(
-            FrameEvent(
-                code.co_name, _where(code.co_filename, code.co_firstlineno), counters["frames"]["ok"] > ok_before
-            )
-        )
+        ok = counters["frames"]["ok"] > ok_before
+        failure = "" if ok or not raised else str(getattr(raised[0], "gb_type", "") or type(raised[0]).__name__)
+        where = _where(code.co_filename, code.co_firstlineno)
+        counts.frames.append(FrameEvent(code.co_name, where, ok, cache_entry is not None, failure))
         return result
+
+    def call_inner(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return original_inner(self, *args, **kwargs)
+        except BaseException as exc:
+            raised.append(exc)
+            raise
 
     def log_graph_break(self: Any, code_options: Any, reason: str, exc: Any) -> Any:
         if not getattr(exc, "logged", False):
             counts.breaks.append(_break_event(self, reason, exc))
         return original_log(self, code_options, reason, exc)
 
-    converter.__call__, translator.log_graph_break = call, log_graph_break
+    converter.__call__, inner.__call__, translator.log_graph_break = call, call_inner, log_graph_break
     try:
         yield
     finally:
-        converter.__call__, translator.log_graph_break = original_call, original_log
+        converter.__call__, inner.__call__, translator.log_graph_break = original_call, original_inner, original_log
 
 
 def _break_event(translator: Any, reason: str, exc: Any) -> BreakEvent:

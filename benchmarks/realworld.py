@@ -306,12 +306,14 @@ def run_after(
     if proc.returncode not in (0, 1):
         return {"error": f"gbfix exited {proc.returncode}: {_tail(proc.stderr)}", "gbfix_s": gbfix_s}
     patch_path = save_patch(settings.results, spec.name, mode, proc.stdout)
+    # scan decides as apply does; fix safety is apply's own choice
+    left = withheld(settings, copy.root, ["scan", "--format", "json", *(a for a in args[2:] if a != "--unsafe-fixes")])
     same = next(
         (name for name, done in earlier.items() if done.get("patch_text") == proc.stdout and "error" not in done), None
     )
     if same:
         reused = {k: v for k, v in earlier[same].items() if k not in ("patch", "gbfix_s", "same_as")}
-        return {**reused, "same_as": same, "patch": patch_path, "gbfix_s": gbfix_s}
+        return {**reused, "same_as": same, "patch": patch_path, "gbfix_s": gbfix_s, "withheld": left}
     try:
         copy.apply(proc.stdout)
     except RuntimeError as exc:
@@ -331,9 +333,29 @@ def run_after(
         "patch": patch_path,
         "changed_files": changed_files(proc.stdout),
         "gbfix_summary": _summary_line(proc.stderr),
+        "withheld": left,
         "patch_text": proc.stdout,
         **({"advised": advised} if settings.advise else {}),
     }
+
+
+#: the rules whose findings on a loop say, when they have no fix, why the loop is left as written
+LOOP_RULES = ("GBF001", "GBF002")
+
+
+def withheld(settings: Settings, cwd: str, scan_args: list[str]) -> list[str]:
+    """The loops gbfix leaves as written, each ``path:line: CODE note`` (the note says why: a frame
+    per trip that costs more than it captures, nothing to capture, host work, ...); [] when the scan fails."""
+    try:
+        proc = gbfix(settings, cwd, *scan_args)
+        findings = json.loads(proc.stdout)["findings"] if proc.returncode in (0, 1) else []
+    except (subprocess.TimeoutExpired, ValueError, KeyError):
+        return []
+    return [
+        f"{f['path']}:{f['line']}: {f['code']} {f['note']}"
+        for f in findings
+        if f.get("code") in LOOP_RULES and f.get("fix") == "none" and f.get("note")
+    ]
 
 
 def advise(spec: zoo.ModelSpec, settings: Settings, package_root: str) -> dict[str, Any]:

@@ -203,6 +203,16 @@ def scan(mode: str, rows: list[dict[str, Any]], work: str, timeout: int) -> list
 # -- the document ---------------------------------------------------------------------------------
 
 
+#: what ``model_run.Counts.failures`` counts, kept per side (None in rows measured before it did)
+FAILURE_FIELDS = (
+    "recompiles",
+    "recompiled_frames",
+    "recompile_limit_hits",
+    "uninitialized_cells",
+    "reconstruction_failures",
+)
+
+
 def merged(rows: list[dict[str, Any]], after: dict[str, dict[str, dict[str, Any]]]) -> list[dict[str, Any]]:
     """One line per model: the before figures and each mode's after figures."""
     lines = []
@@ -218,6 +228,7 @@ def merged(rows: list[dict[str, Any]], after: dict[str, dict[str, dict[str, Any]
             "skipped_whole_before": row.get("skipped_whole", []),
             "skipped_partial_before": row.get("skipped_partial", []),
             "skip_causes_before": row.get("skip_causes", []),
+            **{f"{name}_before": row.get(name) for name in FAILURE_FIELDS},
             "files": row.get("files", []),
         }
         for mode, measured in after.items():
@@ -233,6 +244,7 @@ def merged(rows: list[dict[str, Any]], after: dict[str, dict[str, dict[str, Any]
                     f"frames_after_{mode}": [side.get("frames_ok"), side.get("frames_total")],
                     f"skipped_frames_after_{mode}": side.get("skipped_whole", []) + side.get("skipped_partial", []),
                     f"skip_causes_after_{mode}": side.get("skip_causes", []),
+                    **{f"{name}_after_{mode}": side.get(name) for name in FAILURE_FIELDS},
                     f"equal_{mode}": None if crash else not differs,
                     f"difference_{mode}": differs,
                     f"crash_{mode}": crash,

@@ -74,7 +74,6 @@ EXTRA_RECOMPILES: dict[str, tuple[int, str]] = {
     # several ints of a trip each go dynamic in turn (`t0 == 0`, then `h0 == 0`, `w0 == 0`)
     "GBF001/enumerate_names": (2, "the index and the name's position go dynamic one after the other"),
     "GBF001/nested": (1, "the inner helper takes two ints, each goes dynamic in turn"),
-    "GBF002/tiles_nested": (2, "three tile offsets go dynamic in turn (t0, h0, w0)"),
     "GBF002/per_level_heads": (1, "the level and its width go dynamic in turn"),
     "GBF002/appends_per_trip": (1, "two ints of the trip go dynamic in turn"),
     "GBF002/inner_loop_of_unrolled_loop": (1, "the outer index, a constant per unrolled copy, and j"),

@@ -6,7 +6,9 @@ still run eagerly, and what comes into a graph is the function's work outside
 the loop. With a single op there, the compiled frame Dynamo then guards and
 resumes on every call costs more than it saves, so the finding is reported
 without a fix; more work outside the loop, a generator expression (a frame a
-skipped caller runs eagerly) or tensor work in the body keeps the rewrite.
+skipped caller runs eagerly) or tensor work in the body keeps the rewrite (more
+than a handful of ops, when the body's break lies inside a call it makes:
+see test_trip_breaks_in_its_call.py).
 
 An outlined ``with`` or ``try`` block runs eagerly in its helper, so where every
 tensor op of the function is in the block, the outline brings nothing into a
@@ -87,7 +89,11 @@ def test_a_generator_expression_outside_the_loop_is_work_to_capture() -> None:
 
 def test_a_body_with_ops_of_its_own_gets_a_function_per_trip_whatever_lies_outside() -> None:
     finding, new_text = gbf002(
-        "    def forward(self, x):\n        for layer in self.layers:\n            x = layer(x) * 2\n        return x\n"
+        "    def forward(self, x):\n"
+        "        for layer in self.layers:\n"
+        "            x = layer(x)\n"
+        "            x = x.sin() * 2 + x.cos() - x.tanh() * x.sigmoid() + x.relu()\n"
+        "        return x\n"
     )
     assert finding.fix == "safe"
     assert new_text is not None and "_step_" in new_text

@@ -148,3 +148,83 @@ def test_a_report_says_the_command_of_its_own_run():
     )
     document["meta"]["command"] = command
     assert f"Reproduce: `pip install -e '.[bench]'` then `{command}`." in report.render(document)
+
+
+def test_counts_recompiles_the_recompile_limit_and_uninitialized_cells():
+    import torch
+
+    model_run = _bench_module("model_run")
+
+    def per_trip_shapes(x):
+        def step(n):
+            return x[:n].sum() * 2
+
+        out = []
+        for n in range(1, 12):  # a new shape on every trip: a compile each until the limit
+            out.append(step(n))
+            torch._dynamo.graph_break()
+        return out
+
+    def declared_without_value(x):
+        best: object
+
+        def loop():
+            nonlocal best
+
+            def body(i):
+                nonlocal best
+                best = x * i
+
+            for i in range(3):
+                body(i)
+                torch._dynamo.graph_break()
+
+        loop()
+        return best
+
+    figures = {}
+    for fn in (per_trip_shapes, declared_without_value):
+        torch._dynamo.reset()
+        counts = model_run.Counts()
+        compiled = torch.compile(fn, backend=model_run.counting_backend(counts, "eager"), dynamic=False)
+        with model_run.recording(counts):
+            compiled(torch.arange(20.0))
+        figures[fn.__name__] = counts.summary()
+    shapes, cell = figures["per_trip_shapes"], figures["declared_without_value"]
+    limit = torch._dynamo.config.recompile_limit
+    assert shapes["recompiles"] == limit and list(shapes["recompiled_frames"].values()) == [limit]
+    (hit,) = shapes["recompile_limit_hits"]
+    assert hit.startswith("step (") and hit in shapes["skipped_whole"]
+    assert f"{hit}: {model_run.RECOMPILE_LIMIT}" in shapes["frame_failures"]
+    assert shapes["uninitialized_cells"] == [] and cell["recompile_limit_hits"] == []
+    (where,) = cell["uninitialized_cells"]
+    assert where.startswith("declared_without_value (")
+    assert cell["reconstruction_failures"] == []
+
+
+def test_timing_table_gives_a_withheld_rewrite_its_row_and_reason():
+    table = _bench_module("timing_table")
+    meta = {"gbfix": "abc", "date": "today", "settings": {"backend": "inductor", "size": "medium", "device": "cpu"}}
+    note = "costs more than it captures: each trip's work is in `M._frame`, which breaks inside"
+    withheld = [f"pkg/m.py:5: GBF002 {note}", "pkg/m.py:9: GBF002 nothing to capture: `f` runs no tensor op"]
+    sides = {
+        "kept": {
+            "changed_files": [],
+            "withheld": withheld,
+            "pair_before_compiled_s": 1.0,
+            "pair_after_compiled_s": 1.05,
+        },
+        "slower": {"changed_files": ["pkg/m.py"], "pair_before_compiled_s": 1.0, "pair_after_compiled_s": 1.05},
+        "untouched": {"changed_files": []},
+    }
+    document = {"meta": meta, "models": [{"name": name, "after": {"static": side}} for name, side in sides.items()]}
+    found = {row["model"]: row for row in table.rows([document])}
+    assert set(found) == {"kept", "slower"}  # a model nothing touched nor withheld has no row
+    assert not found["kept"]["costs"] and found["slower"]["costs"]  # the same code on both sides: noise
+    text = table.markdown(list(found.values()))
+    assert "| kept | static | 1000.0 | 1050.0 | 1.05 (nothing rewritten) | costs more than it captures (1), " in text
+    assert "nothing to capture (1) |" in text
+    assert "| slower | static | 1000.0 | 1050.0 | 1.05 (costs) |  |" in text
+    earlier = [{**found["slower"], "ratio": 0.9}, {**found["slower"], "model": "other", "ratio": 0.8}]
+    updated = table.merged(earlier, [found["slower"]])
+    assert [(row["model"], row["ratio"]) for row in updated] == [("other", 0.8), ("slower", 1.05)]

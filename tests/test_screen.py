@@ -651,9 +651,11 @@ def test_a_function_only_called_keeps_the_return_that_makes_its_break_harmless()
 
         def f(xs, mapping):
             for x in xs:
-                helper(mapping, x * 2)
+                y = x * 2 + x * 3 - x * 4 + x * 5 - x * 6
+                helper(mapping, y)
             return xs
         """)
+    # the trip's own ops around the call (more than a handful) make it worth a function per trip
     outcome = engine.transform_source(
         source, "/tmp/helper.py", Settings(select=ALL_RULES, torch_only=False, reach="all")
     )

@@ -235,6 +235,20 @@ def test_discovery_records_a_model_in_a_forked_process(tmp_path) -> None:
     assert row["versions"]["torch"].startswith("2.")
 
 
+def test_merged_rows_carry_recompiles_and_failures_of_each_side() -> None:
+    before = {"library": "transformers", "model": "M", "skipped": 1, "recompiles": 0, "recompile_limit_hits": []}
+    after = {"recompiles": 9, "recompiled_frames": {"_gbfix_step_2 (m.py:3)": 9}}
+    after |= {"recompile_limit_hits": ["_gbfix_step_2 (m.py:3)"], "uninitialized_cells": ["f (m.py:1)"]}
+    (line,) = zoo_gbfix.merged([before], {"static": {"transformers:M": after}})
+    assert (line["recompiles_before"], line["recompile_limit_hits_before"]) == (0, [])
+    assert line["uninitialized_cells_before"] is None  # a row measured before the field existed
+    assert line["recompiles_after_static"] == 9
+    assert line["recompiled_frames_after_static"] == {"_gbfix_step_2 (m.py:3)": 9}
+    assert line["recompile_limit_hits_after_static"] == ["_gbfix_step_2 (m.py:3)"]
+    assert line["uninitialized_cells_after_static"] == ["f (m.py:1)"]
+    assert line["reconstruction_failures_after_static"] is None
+
+
 def test_recorded_command_leaves_out_local_directories() -> None:
     argv = ["--work", "/scratch/zoo", "--sample", "40", "--results", "/x/results", "--seed", "1"]
     assert zoo_gbfix.command_of(argv) == "python benchmarks/zoo_gbfix.py --sample 40 --seed 1"

@@ -62,6 +62,19 @@ Rewritten
     costs more than the op saves (measured on torch 2.13, CPU: 1.01-1.08x
     slower, eager and inductor backends).
 
+    A per-trip function must hold the trip's work in one graph. When the
+    breaks left in it lie inside functions its body calls
+    (``code, scale = self._encode_frame(frame)``, whose padding reads a
+    tensor), the trip's work is in those callees, which compile as frames of
+    their own either way, and the per-trip frame would break at the call as
+    well, holding the ops around it in graphs split there, with a resume
+    frame per trip. With at most a handful of such ops (slices, a cast, a
+    mask product) the finding has no fix: encodec's frame loop so rewritten
+    was no faster (measured on torch 2.13, CPU: 1.00-1.11x before with
+    inductor at medium size, 1.03x with the eager backend), and outlining it
+    whole no cheaper. A break of the body's own (``.item()``, a branch on a
+    tensor) or real work around the call keeps the per-trip function.
+
     A loop that runs over values read from the device (``for t, h, w in
     grid.tolist()``, ``itertools.groupby(enumerate(types.tolist()), ...)``,
     or a name the function binds to such values and nothing else),
@@ -99,6 +112,7 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
+from codemods.analysis.breaks.cst import RECORDED_BREAK
 from codemods.analysis.helper_names import hint_of, is_outlined
 from codemods.analysis.host_loops import device_value_names, host_loop
 from codemods.analysis.names.bindings import name_use, target_names
@@ -274,6 +288,10 @@ class OutlineLoop(LoopRule):
                 if little:
                     self.report(original, message, "none", note=little)
                     return updated
+        split = self._breaks_at_its_call(original, func, head) if step_plan is not None else ""
+        if split:
+            self.report(original, message, "none", note=split)
+            return updated
         crowded = too_many_shared(plan.nonlocals, "the loop") or (
             too_many_shared(step_plan.nonlocals, "each trip") if step_plan is not None else ""
         )
@@ -317,6 +335,40 @@ class OutlineLoop(LoopRule):
         # The statements after the last break hold none, so no rewrite touched their number.
         kept = len(body_statements(updated.body)) - (len(body) - head)
         return (head, kept) if head and kept >= head else (0, 0)
+
+    def _breaks_at_its_call(self, loop: Loop, func: cst.FunctionDef, head: int) -> str:
+        """Why a per-trip function for ``loop`` would cost more than it captures, or "".
+
+        The per-trip function holds the body's statements after the eager
+        head. When the breaks among them lie inside functions the body calls
+        (``self._encode_frame(frame)``, whose padding reads a tensor), the
+        trip's work is in those callees, which compile as frames of their own
+        whether the loop is rewritten or not; the per-trip frame would break
+        at the call too, and hold only the few ops around it, in graphs split
+        there, with a resume frame per trip, while the function around the
+        loop is split into two graphs of its own (measured on torch 2.13,
+        CPU: encodec's frame loop, 7 inline ops of slicing and masking around
+        its encoder call, ran 1.00-1.11x before with inductor at medium size,
+        1.03x with the eager backend, for 6 more ops in graphs of 489). A
+        break of the body's own (``.item()``, a branch on a tensor) leaves the
+        per-trip function as it is: there the ops on both sides are the
+        body's.
+        """
+        trip = body_statements(loop.body)[head:]
+        sites = self.breaks_in(trip)
+        at_calls = [site for site in sites if site.reason.via]
+        if not at_calls or any(not site.reason.via and site.reason.reason != RECORDED_BREAK for site in sites):
+            return ""
+        ops = sum(self.inline_ops(func, within=statement) for statement in trip)
+        if ops > _SPLIT_TRIP_CAPTURE:
+            return ""
+        callee = at_calls[0].reason.via.split(" → ")[0]
+        return (
+            f"costs more than it captures: each trip's work is in `{callee}`, which breaks inside and "
+            f"compiles as a frame of its own either way; a per-trip function would break at that call too "
+            f"and bring only {ops} inline tensor op{'s' if ops != 1 else ''} around it into graphs split "
+            f"there, not worth the frames Dynamo guards and resumes on every trip"
+        )
 
     def _little_to_capture(self, loop: Loop, func: cst.FunctionDef, why: str) -> str:
         """Why outlining ``loop`` whole would cost more than it captures, or "" when it is worth it.
@@ -406,6 +458,9 @@ def _loop_hint(loop: Loop) -> str:
 
 #: the most inline tensor ops outside a loop outlined whole for which the rewrite is not worth it
 _LITTLE_CAPTURE = 1
+#: the most inline tensor ops of a per-trip function that breaks at a call of its body for which it
+#: is not worth its frames (a handful of slices, casts and masks around the call)
+_SPLIT_TRIP_CAPTURE = 8
 
 
 def _generator_outside(func: cst.FunctionDef, loop: Loop) -> bool:

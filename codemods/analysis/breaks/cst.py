@@ -1061,6 +1061,8 @@ class BreakSite:
 
 
 Lookup = Callable[[cst.CSTNode], Optional[BreakReason]]
+#: the reason of a site only a real run's record names (a line, not a cause)
+RECORDED_BREAK = "recorded as a graph break by a run"
 
 
 def find_breaks(
@@ -1086,7 +1088,7 @@ def find_breaks(
         # A loop's own condition is passed in as an expression (``while x.item() > 0:``).
         if recorded and isinstance(root, cst.BaseExpression):
             if line_of(root) in extra_lines:  # type: ignore[misc]
-                sites.append(BreakSite(root, BreakReason("recorded as a graph break by a run")))
+                sites.append(BreakSite(root, BreakReason(RECORDED_BREAK)))
         for node in walk.descendants(root, _runs_here):
             if type(node) is cst.Call:
                 reason = lookup(node)
@@ -1110,11 +1112,11 @@ def find_breaks(
                     continue
             if recorded and isinstance(node, cst.BaseSmallStatement):
                 if line_of(node) in extra_lines:  # type: ignore[misc]
-                    sites.append(BreakSite(node, BreakReason("recorded as a graph break by a run")))
+                    sites.append(BreakSite(node, BreakReason(RECORDED_BREAK)))
             elif recorded and isinstance(node, (cst.If, cst.While)):
                 # A break recorded on the header is in the condition: a data-dependent branch.
                 if line_of(node) in extra_lines:  # type: ignore[misc]
-                    sites.append(BreakSite(node.test, BreakReason("recorded as a graph break by a run")))
+                    sites.append(BreakSite(node.test, BreakReason(RECORDED_BREAK)))
     return sites
 
 
