@@ -1,4 +1,4 @@
-"""The whole zoo, discovered: every model class of transformers, diffusers and timm, built, run, compiled, counted.
+"""The whole zoo, discovered: every model of transformers, diffusers, timm and torchvision, built, run, counted.
 
     python benchmarks/zoo_discover.py list                      # the classes, one per line
     python benchmarks/zoo_discover.py run --jobs 1              # resumes from results/zoo-discovery.jsonl
@@ -55,7 +55,7 @@ def versions() -> dict[str, str]:
     from importlib import metadata
 
     found = {}
-    for name in ("torch", "transformers", "diffusers", "timm"):
+    for name in ("torch", "transformers", "diffusers", "timm", "torchvision"):
         try:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -358,7 +358,7 @@ def prepare(libraries: tuple[str, ...], package_root: str = "") -> list[Any]:
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("task", choices=("list", "run", "measure"))
-    parser.add_argument("--libraries", nargs="+", default=["transformers", "diffusers", "timm"])
+    parser.add_argument("--libraries", nargs="+", default=["transformers", "diffusers", "timm", "torchvision"])
     parser.add_argument("--models", nargs="+", metavar="LIB:CLASS", help="only these (as the results name them)")
     parser.add_argument("--first", nargs="+", default=[], metavar="LIB:CLASS", help="run these before the others")
     parser.add_argument("--shard", default="", help="K/N: the K-th of N shares")
