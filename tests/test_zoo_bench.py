@@ -272,6 +272,17 @@ def test_torchvision_box_operators_run_where_its_extension_did_not_load() -> Non
     assert pooled.shape == (1, 1, 2, 2) and pooled[0, 0, 0, 0] < pooled[0, 0, 1, 1]
 
 
+def test_compiled_output_equal_to_the_unmodified_compiled_one_is_not_a_difference(tmp_path) -> None:
+    torch = pytest.importorskip("torch")
+    eager, compiled = torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0000002])
+    kept = str(tmp_path / "m.compiled.pt")
+    assert zoo_discover.compiled_difference([("out", eager)], compiled, kept) is not None  # none kept: a difference
+    torch.save([("out", compiled)], kept)
+    assert zoo_discover.compiled_difference([("out", eager)], compiled, kept) is None
+    assert zoo_discover.compiled_difference([("out", eager)], eager, kept) is None
+    assert zoo_discover.compiled_difference([("out", eager)], torch.tensor([1.0, 3.0]), kept) is not None
+
+
 def test_recorded_command_leaves_out_local_directories() -> None:
     argv = ["--work", "/scratch/zoo", "--sample", "40", "--results", "/x/results", "--seed", "1"]
     assert zoo_gbfix.command_of(argv) == "python benchmarks/zoo_gbfix.py --sample 40 --seed 1"
