@@ -645,7 +645,9 @@ def diffusers_inputs(model: Any, device: str) -> dict[str, Any]:
 TORCHVISION_TASKS = ("detection", "segmentation", "video", "optical_flow")
 #: the builders' keywords that shrink a model; a builder that takes no such keyword gets the model without
 TORCHVISION_CLASSES = {"detection": 3, "segmentation": 3, "video": 10, "": 10}
-DETECTION_SIZE = {"min_size": 64, "max_size": 96}
+#: image sizes and detections kept per image: the detection keywords of each builder family (R-CNN names
+#: its count ``box_detections_per_img``), each dropped where the builder takes no such keyword
+DETECTION_SIZE = {"min_size": 64, "max_size": 96, "box_detections_per_img": 10, "detections_per_img": 10}
 
 
 def torchvision_entries() -> list[Entry]:
@@ -704,13 +706,7 @@ def build_torchvision(entry: Entry, device: str) -> Built:
         settings["num_classes"] = TORCHVISION_CLASSES[task]
     if task == "detection":
         settings.update(DETECTION_SIZE)
-    try:
-        model = builder(**settings)
-    except TypeError as exc:  # the model fixes its image size itself (SSD): built at that size
-        if not any(name in str(exc) for name in DETECTION_SIZE):
-            raise
-        model = builder(**{k: v for k, v in settings.items() if k not in DETECTION_SIZE})
-    model = model.eval().to(device)
+    model = _build_without_refused(builder, settings).eval().to(device)
     meta = _torchvision_meta(entry.name)
     side = max(IMAGE * 2, *meta.get("min_size", (1, 1)))
     pixels = functools.partial(torch.rand, generator=_generator(2), device=device)
@@ -722,6 +718,18 @@ def build_torchvision(entry: Entry, device: str) -> Built:
     if task == "optical_flow":
         return Built(model, args=(pixels((1, 3, side, side)), pixels((1, 3, side, side))), kwargs=_flow_updates(model))
     return Built(model, args=(pixels((1, 3, side, side)),))
+
+
+def _build_without_refused(builder: Any, settings: dict[str, Any]) -> Any:
+    """``builder(**settings)``, leaving out the detection keywords it refuses one by one (SSD fixes its size)."""
+    while True:
+        try:
+            return builder(**settings)
+        except TypeError as exc:
+            refused = [name for name in DETECTION_SIZE if name in settings and f"'{name}'" in str(exc)]
+            if not refused:
+                raise
+            del settings[refused[0]]
 
 
 def _flow_updates(model: Any) -> dict[str, Any]:
