@@ -1,4 +1,4 @@
-"""Every model class of transformers, diffusers and timm, built generically: tiny config, random weights, inputs.
+"""Every model class of transformers, diffusers, timm and torchvision, built generically: tiny, random, with inputs.
 
 ``zoo.py`` holds twenty models built by hand; this module builds any model
 class of a library from its config class alone, so the whole-zoo benchmark
@@ -12,19 +12,25 @@ forward sizes to 128), recursing into sub-configs (``text_config``,
 ``vision_config``, ...). The vocabulary is kept small but above every token
 id the config names, so special tokens stay valid. Inputs come from the
 forward's parameters and the config: token ids, pixel values, audio, latents
-and timesteps.
+and timesteps. torchvision's builders take their size settings as keywords
+(classes, detection image sizes) and their smallest input from the weights'
+metadata; detection models get a list of two images of different sizes,
+optical flow two frames.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import inspect
 import sys
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Optional
 
 from zoo import Built
 
-LIBRARIES = ("transformers", "diffusers", "timm")
+LIBRARIES = ("transformers", "diffusers", "timm", "torchvision")
 
 #: the version of the generic builder a discovery row was made by (``builder`` in the row); raised when a
 #: change alters what some models run, with ``changed_since`` naming the models it alters
@@ -85,11 +91,11 @@ _LIST_FIELDS = {"hidden_sizes", "depths", "embed_dims", "block_out_channels"}
 
 @dataclass(frozen=True)
 class Entry:
-    """One model class of a library: ``name`` is the class (transformers, diffusers) or model name (timm)."""
+    """One model of a library: ``name`` is the class (transformers, diffusers) or the model (timm, torchvision)."""
 
     library: str
     name: str
-    #: the config class (transformers) or the family (timm) it came from
+    #: the config class (transformers), the family (timm) or the builder's module (torchvision) it came from
     origin: str = ""
 
     @property
@@ -104,7 +110,7 @@ def enumerate_entries(libraries: tuple[str, ...] = LIBRARIES) -> list[Entry]:
     """Every model class of each library, in a stable order."""
     found: list[Entry] = []
     for library in libraries:
-        found += {"transformers": transformers_entries, "diffusers": diffusers_entries, "timm": timm_entries}[library]()
+        found += ENUMERATORS[library]()
     return found
 
 
@@ -325,8 +331,7 @@ def transformers_config(config_class: Any) -> Any:
 
 def build(entry: Entry, device: str = "cpu") -> Built:
     """The model of ``entry`` with random weights in eval mode, and the arguments of one call."""
-    builder = {"transformers": build_transformers, "diffusers": build_diffusers, "timm": build_timm}[entry.library]
-    return builder(entry, device)
+    return BUILDERS[entry.library](entry, device)
 
 
 def experts_loop(cls: Any) -> bool:
@@ -703,6 +708,176 @@ def _by_name(name: str, config: Any, main: Any, width: int) -> Any:
     if name.endswith("_cond") or name.endswith("latents"):
         return torch.randn(main.shape, generator=_generator(5))
     return None
+
+
+# -- torchvision ----------------------------------------------------------------------------------
+
+#: torchvision's model packages whose every builder is run (classification is one per module); its
+#: ``quantization`` builders are the classification models again, with quantisation stubs
+TORCHVISION_TASKS = ("detection", "segmentation", "video", "optical_flow")
+#: the builders' keywords that shrink a model; a builder that takes no such keyword gets the model without
+TORCHVISION_CLASSES = {"detection": 3, "segmentation": 3, "video": 10, "": 10}
+#: image sizes and detections kept per image: the detection keywords of each builder family (R-CNN names
+#: its count ``box_detections_per_img``), each dropped where the builder takes no such keyword
+DETECTION_SIZE = {"min_size": 64, "max_size": 96, "box_detections_per_img": 10, "detections_per_img": 10}
+
+
+def torchvision_entries() -> list[Entry]:
+    """Every builder of torchvision's task packages; per classification module, the one with fewest parameters.
+
+    ``origin`` is the builder's module below ``torchvision.models``
+    (``detection.faster_rcnn``, ``resnet``).
+    """
+    import torchvision.models as models
+
+    entries = []
+    for task in TORCHVISION_TASKS:
+        module = importlib.import_module(f"torchvision.models.{task}")
+        entries += [Entry("torchvision", name, _torchvision_origin(name)) for name in models.list_models(module=module)]
+    families: dict[str, list[str]] = defaultdict(list)
+    for name in models.list_models(module=models):
+        families[_torchvision_origin(name)].append(name)
+    for family, names in sorted(families.items()):
+        entries.append(Entry("torchvision", min(names, key=_parameter_count), family))
+    return entries
+
+
+def _parameter_count(name: str) -> tuple[int, str]:
+    return _torchvision_meta(name).get("num_params", 0), name
+
+
+def _torchvision_origin(name: str) -> str:
+    import torchvision.models as models
+
+    return models.get_model_builder(name).__module__.removeprefix("torchvision.models.")
+
+
+def _torchvision_meta(name: str) -> dict[str, Any]:
+    """The metadata of a builder's first weights (parameter count, smallest input), or none."""
+    import torchvision.models as models
+
+    try:
+        return dict(next(iter(models.get_model_weights(name))).meta)
+    except (StopIteration, ValueError):
+        return {}
+
+
+def build_torchvision(entry: Entry, device: str) -> Built:
+    """The builder's model without weights, shrunk where the builder takes a size keyword, and inputs for its task."""
+    import torch
+    import torchvision.models as models
+
+    torchvision_operators()
+    builder = models.get_model_builder(entry.name)
+    task = entry.origin.split(".")[0] if entry.origin.split(".")[0] in TORCHVISION_TASKS else ""
+    params = inspect.signature(builder).parameters
+    settings: dict[str, Any] = {"weights": None, "progress": False}
+    if "weights_backbone" in params:
+        settings["weights_backbone"] = None
+    if task in TORCHVISION_CLASSES:
+        settings["num_classes"] = TORCHVISION_CLASSES[task]
+    if task == "detection":
+        settings.update(DETECTION_SIZE)
+    model = _build_without_refused(builder, settings).eval().to(device)
+    meta = _torchvision_meta(entry.name)
+    side = max(IMAGE * 2, *meta.get("min_size", (1, 1)))
+    pixels = functools.partial(torch.rand, generator=_generator(2), device=device)
+    if task == "detection":  # a batch of two images of different sizes: the transform resizes and pads them
+        return Built(model, args=([pixels((3, IMAGE * 2, IMAGE * 5 // 2)), pixels((3, IMAGE * 5 // 2, IMAGE * 2))],))
+    if task == "video":
+        frames = max(4, meta.get("min_temporal_size", 1))
+        return Built(model, args=(pixels((1, 3, frames, side, side)),))
+    if task == "optical_flow":
+        return Built(model, args=(pixels((1, 3, side, side)), pixels((1, 3, side, side))), kwargs=_flow_updates(model))
+    return Built(model, args=(pixels((1, 3, side, side)),))
+
+
+def _build_without_refused(builder: Any, settings: dict[str, Any]) -> Any:
+    """``builder(**settings)``, leaving out the detection keywords it refuses one by one (SSD fixes its size)."""
+    while True:
+        try:
+            return builder(**settings)
+        except TypeError as exc:
+            refused = [name for name in DETECTION_SIZE if name in settings and f"'{name}'" in str(exc)]
+            if not refused:
+                raise
+            del settings[refused[0]]
+
+
+def _flow_updates(model: Any) -> dict[str, Any]:
+    """As many refinement steps of an optical-flow model as a tiny model has layers."""
+    return {"num_flow_updates": LAYERS} if "num_flow_updates" in inspect.signature(model.forward).parameters else {}
+
+
+@functools.cache
+def torchvision_operators() -> Optional[Any]:
+    """torchvision's ``nms`` and ``roi_align`` operators, defined here where its C++ extension did not load.
+
+    The torchvision wheel on PyPI is a CUDA build whose extension needs
+    CUDA torch libraries; beside a CPU torch it does not load, and every
+    detection model fails in ``nms``. The operators are defined with
+    torchvision's schemas and its own fake (meta) kernels, so Dynamo meets
+    the same opaque operators with data-dependent output sizes as with the
+    extension; their CPU kernels are Python (``roi_align`` is torchvision's
+    pure-Python reference). Returns the library that holds them (kept alive by
+    the cache), or None when the extension loaded.
+    """
+    import torch
+    from torchvision import extension
+
+    roi_align = importlib.import_module("torchvision.ops.roi_align")
+    if extension._has_ops():
+        return None
+    library = torch.library.Library("torchvision", "DEF")
+    for box_op in ("nms", "qnms"):  # the fake kernels torchvision registers by name need both defined
+        library.define(f"{box_op}(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+    library.define(
+        "roi_align(Tensor input, Tensor rois, float spatial_scale, SymInt pooled_height, SymInt pooled_width, "
+        "int sampling_ratio, bool aligned) -> Tensor"
+    )
+    metas = importlib.import_module("torchvision._meta_registrations")
+    library.impl("nms", torch._dynamo.disable(_nms), "CPU")
+    library.impl("roi_align", torch._dynamo.disable(roi_align._roi_align), "CPU")
+    library.impl("roi_align", metas.meta_roi_align, "Meta")
+    # ``_has_ops`` is read through the extension module, except by ``roi_align``, which imported it by name
+    extension._has_ops = roi_align._has_ops = lambda: True  # type: ignore[attr-defined]
+    return library
+
+
+def _nms(boxes: Any, scores: Any, iou_threshold: float) -> Any:
+    """Indices of the boxes kept by greedy non-maximum suppression, by decreasing score."""
+    import numpy
+    import torch
+
+    order = scores.argsort(descending=True)
+    ranked = boxes[order]
+    area = (ranked[:, 2] - ranked[:, 0]) * (ranked[:, 3] - ranked[:, 1])
+    corners = torch.minimum(ranked[:, None, 2:], ranked[None, :, 2:]) - torch.maximum(
+        ranked[:, None, :2], ranked[None, :, :2]
+    )
+    inter = corners.clamp(min=0).prod(-1)
+    overlaps = (inter / (area[:, None] + area[None, :] - inter) > iou_threshold).numpy()
+    removed = numpy.zeros(len(order), dtype=bool)
+    keep = []
+    for rank in range(len(order)):
+        if not removed[rank]:
+            keep.append(rank)
+            removed |= overlaps[rank]
+    return order[torch.tensor(keep, dtype=torch.long)]
+
+
+ENUMERATORS = {
+    "transformers": transformers_entries,
+    "diffusers": diffusers_entries,
+    "timm": timm_entries,
+    "torchvision": torchvision_entries,
+}
+BUILDERS = {
+    "transformers": build_transformers,
+    "diffusers": build_diffusers,
+    "timm": build_timm,
+    "torchvision": build_torchvision,
+}
 
 
 def find(key: str, entries: Optional[list[Entry]] = None) -> Entry:

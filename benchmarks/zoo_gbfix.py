@@ -3,11 +3,12 @@
     python benchmarks/zoo_gbfix.py                          # every skipping model of results/zoo-discovery.jsonl
     python benchmarks/zoo_gbfix.py --sample 40 --seed 0     # a stratified sample: the development loop
     python benchmarks/zoo_gbfix.py --mode static --jobs 2
+    python benchmarks/zoo_gbfix.py --models torchvision:fcos_resnet50_fpn --out /tmp/one.jsonl
 
 It reads the discovery (``zoo_discover.py run``), takes the models with a
 skipped frame, and per mode:
 
-1. copies the installed packages (transformers, diffusers, timm) once;
+1. copies the installed packages the models run (transformers, diffusers, timm, torchvision) once;
 2. runs ``gbfix apply --dry-run`` over the union of the files those models
    execute (with ``--trace DIR`` holding every one of their recorded compiles
    in trace mode), keeps the patch as ``results/zoo-diffs/<mode>.patch`` and
@@ -275,6 +276,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument("--sample", type=int, default=0, help="a stratified sample of this many skipping models")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--libraries", nargs="+", default=None, help="only models of these libraries")
+    parser.add_argument("--models", nargs="+", default=None, metavar="LIB:NAME", help="only these models")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timeout", type=int, default=300, help="seconds per model")
     parser.add_argument("--gbfix-timeout", type=int, default=3600, help="seconds for one gbfix apply")
@@ -290,6 +292,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     rows = skipping(load(args.discovery), args.work)
     if args.libraries:
         rows = [row for row in rows if row["library"] in args.libraries]
+    if args.models:
+        rows = [row for row in rows if key(row) in args.models]
     if args.sample:
         rows = sample(rows, args.sample, args.seed)
     rows.sort(key=key)

@@ -249,6 +249,70 @@ def test_merged_rows_carry_recompiles_and_failures_of_each_side() -> None:
     assert line["reconstruction_failures_after_static"] is None
 
 
+def test_nms_keeps_the_best_box_of_each_overlapping_group() -> None:
+    torch = pytest.importorskip("torch")
+    boxes = torch.tensor([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30], [0, 0, 10, 10], [2, 0, 12, 10]]).float()
+    scores = torch.tensor([0.9, 0.8, 0.7, 0.95, 0.1])
+    # 3 outranks its duplicate 0; 1 overlaps 3 by 81/119 and 4 overlaps 3 by 80/120: under 0.7, over 0.5
+    assert zoo_build._nms(boxes, scores, 0.5).tolist() == [3, 2]
+    assert zoo_build._nms(boxes, scores, 0.7).tolist() == [3, 1, 2, 4]
+    assert zoo_build._nms(boxes[:0], scores[:0], 0.5).tolist() == []
+
+
+def test_nms_leaves_no_kept_pair_over_the_threshold_and_no_box_removed_without_one() -> None:
+    torch = pytest.importorskip("torch")
+    corner = torch.rand((60, 2), generator=torch.Generator().manual_seed(0)) * 40
+    boxes = torch.cat([corner, corner + 5 + torch.rand((60, 2), generator=torch.Generator().manual_seed(1)) * 20], 1)
+    scores = torch.rand(60, generator=torch.Generator().manual_seed(2))
+
+    def iou(a: int, b: int) -> float:
+        (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = boxes[a].tolist(), boxes[b].tolist()
+        inter = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
+        return inter / ((ax1 - ax0) * (ay1 - ay0) + (bx1 - bx0) * (by1 - by0) - inter)
+
+    kept = zoo_build._nms(boxes, scores, 0.3).tolist()
+    assert 1 < len(kept) < 60
+    assert scores[kept].tolist() == sorted(scores[kept].tolist(), reverse=True)
+    assert all(iou(a, b) <= 0.3 for a in kept for b in kept if a != b)
+    for removed in set(range(60)) - set(kept):
+        assert any(iou(removed, k) > 0.3 and scores[k] > scores[removed] for k in kept)
+
+
+def test_torchvision_entries_hold_every_task_builder_and_the_smallest_model_of_each_classification_module() -> None:
+    models = pytest.importorskip("torchvision.models")
+    entries = zoo_build.torchvision_entries()
+    names = {entry.name for entry in entries}
+    for task in zoo_build.TORCHVISION_TASKS:
+        assert set(models.list_models(module=getattr(models, task))) <= names
+    classification = [entry for entry in entries if entry.origin.split(".")[0] not in zoo_build.TORCHVISION_TASKS]
+    assert len({entry.origin for entry in classification}) == len(classification) > 10
+    assert {"resnet18", "efficientnet_b0", "vit_b_16"} <= names and "resnet50" not in names
+
+
+def test_torchvision_box_operators_run_where_its_extension_did_not_load() -> None:
+    torch = pytest.importorskip("torch")
+    ops = pytest.importorskip("torchvision.ops")
+    zoo_build.torchvision_operators()
+    boxes = torch.tensor([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]]).float()
+    scores = torch.tensor([0.9, 0.8, 0.7])
+    assert ops.nms(boxes, scores, 0.5).tolist() == [0, 2]
+    assert ops.batched_nms(boxes, scores, torch.tensor([0, 1, 0]), 0.5).tolist() == [0, 1, 2]
+    features = torch.arange(64.0).reshape(1, 1, 8, 8)
+    pooled = ops.roi_align(features, [torch.tensor([[0.0, 0.0, 4.0, 4.0]])], output_size=2, aligned=True)
+    assert pooled.shape == (1, 1, 2, 2) and pooled[0, 0, 0, 0] < pooled[0, 0, 1, 1]
+
+
+def test_compiled_output_equal_to_the_unmodified_compiled_one_is_not_a_difference(tmp_path) -> None:
+    torch = pytest.importorskip("torch")
+    eager, compiled = torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0000002])
+    kept = str(tmp_path / "m.compiled.pt")
+    assert zoo_discover.compiled_difference([("out", eager)], compiled, kept) is not None  # none kept: a difference
+    torch.save([("out", compiled)], kept)
+    assert zoo_discover.compiled_difference([("out", eager)], compiled, kept) is None
+    assert zoo_discover.compiled_difference([("out", eager)], eager, kept) is None
+    assert zoo_discover.compiled_difference([("out", eager)], torch.tensor([1.0, 3.0]), kept) is not None
+
+
 def test_recorded_command_leaves_out_local_directories() -> None:
     argv = ["--work", "/scratch/zoo", "--sample", "40", "--results", "/x/results", "--seed", "1"]
     assert zoo_gbfix.command_of(argv) == "python benchmarks/zoo_gbfix.py --sample 40 --seed 1"
