@@ -22,21 +22,26 @@ lambda or a comprehension. The report goes to ``precision.md`` and
 ``precision.json`` beside ``realworld.json``.
 
 ``--zoo`` scores the whole-zoo benchmark instead: every model of
-``zoo-discovery.jsonl`` with a skipped frame, the files they run scanned
-once per mode (as ``zoo_gbfix.py`` scans them), into ``precision-zoo.md``
-and ``precision-zoo.json``:
+``zoo-discovery.jsonl`` with a skipped frame and a recorded run, the files
+they run scanned once per mode (as ``zoo_gbfix.py`` scans them), into
+``precision-zoo.md`` and ``precision-zoo.json``:
 
 - precision: findings that sit in a frame some model skips (whole, or from
-  a break on), over all findings in the files those models run;
+  a break on), over the findings in frames the recorded runs show ran
+  (compiled, or holding a line an op of their graphs came from): a finding
+  in code no model ran cannot be judged by a run and is listed apart; the
+  share over all findings is given too;
 - recall: skipped frames that hold inline tensor ops (what a fix could bring
   back into graphs, counted by gbfix's own tensor inference) with a finding;
 - misses by cause: each skipped frame without a finding, by the break that
   made its model skip it.
 
 Trace mode reads each model's ``TORCH_TRACE`` log from the discovery's work
-directory (``--zoo-work``); a model whose log is not there is run again by
-``zoo_discover.py run`` into that directory first (``--no-record`` leaves it
-out of trace mode). A rerun with the logs in place costs two scans.
+directory (``--zoo-work``), linked into a directory of its own (every log
+read, ``--all-logs``); a model whose log is not there is run again by
+``zoo_discover.py run`` into that directory first (``--no-record`` leaves
+it out of both modes). A rerun with the logs in place costs two scans;
+``--rescore`` scores the findings ``precision-zoo.json`` kept, with no scan.
 """
 
 from __future__ import annotations
@@ -366,7 +371,10 @@ def skip_causes(row: dict[str, Any]) -> dict[Frame, str]:
         inner = [r for r in at_site.get(site, []) if r != reason]
         if reason == "graph break in loop" and inner:
             reason = f"{inner[0]} (in a loop)"
-        root, files = package_root(match["path"]), set(row.get("files", []))
+        files = set(row.get("files", []))
+        if match["path"] not in files:  # a frame of the standard library (``<frozen ...>``) or of torch
+            continue
+        root = package_root(match["path"])
         side = {"skipped_whole": [text]} if index < len(whole) else {"skipped_partial": [text]}
         for frame in skipped_frames(side, root, files):
             # a resume function has no cause of its own in the discovery: the break in its frame
@@ -453,8 +461,51 @@ def zoo_trace(row: dict[str, Any], work: str) -> str:
     return os.path.join(work, "traces", zoo_discover.safe_name(zoo_gbfix.key(row)) + ".log")
 
 
-def zoo_score(findings: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Precision, recall and misses of one mode's findings over the skipping models of the zoo."""
+#: a line an FX graph of the run holds an op of (``# File: /abs/path.py:12 in forward, code: ...``)
+_GRAPH_LINE = re.compile(r"# File: (?P<path>[^\s,]+\.py):(?P<line>\d+) in ")
+#: a frame Dynamo started compiling (its compilation metrics)
+_COMPILED = re.compile(r'"co_filename": "(?P<path>[^"]+\.py)", "co_firstlineno": (?P<line>\d+)')
+
+
+def reached_frames(log: str, files: set[str]) -> set[Frame]:
+    """Frames of ``files`` a recorded run shows it ran under Dynamo: those it compiled, and those
+    holding a line an op of its graphs came from (inlined callees too).
+
+    A finding elsewhere sits in code the model never ran (a vision tower of a run given text
+    only, a branch of options it did not set): the run cannot say whether it is right.
+    """
+    try:
+        with open(log, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return set()
+    frames: set[Frame] = set()
+    for pattern, first in ((_GRAPH_LINE, False), (_COMPILED, True)):
+        for path, line in set(pattern.findall(text)):
+            relative = _package_relative(path, files)
+            if relative is None:
+                continue
+            frame = (relative, int(line)) if first else frame_at(package_root(relative), relative, int(line))
+            if frame:
+                frames.add(frame)
+    return frames
+
+
+def _package_relative(path: str, files: set[str]) -> Optional[str]:
+    """``path`` (absolute, as the run saw it) as one of ``files`` (relative to the packages' parent)."""
+    parts = path.split("/")
+    for start in range(len(parts) - 1):
+        relative = "/".join(parts[start:])
+        if relative in files:
+            return relative
+    return None
+
+
+def zoo_score(
+    findings: list[dict[str, Any]], rows: list[dict[str, Any]], reached: Optional[set[Frame]] = None
+) -> dict[str, Any]:
+    """Precision, recall and misses of one mode's findings over the skipping models of the zoo;
+    with ``reached`` (the frames the recorded runs show ran), precision over the findings in those."""
     import zoo_gbfix
 
     causes: dict[Frame, str] = {}
@@ -488,8 +539,16 @@ def zoo_score(findings: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dic
     for name, frames in per_model.items():
         own = {frame for frame in frames if frame in counted}
         models[name] = {"frames": len(own), "found": len(own & with_finding)}
+    # a frame some run skipped or broke in ran too
+    ran = None if reached is None else reached | skipped | shown | set(causes)
+    judged = [frame for frame in placed.values() if ran is None or frame in ran]
     return {
         "findings": len(placed),
+        "judged": len(judged),
+        "judged_in_skipped": sum(frame in skipped for frame in judged),
+        "unreached": sorted(
+            f"{p}:{n} {c}" for (p, n, c), frame in placed.items() if ran is not None and frame not in ran
+        ),
         "in_skipped": sum(frame in skipped for frame in placed.values()),
         "in_skipped_or_breaking": sum(frame in skipped or frame in shown for frame in placed.values()),
         "skipped_frames": len(skipped),
@@ -499,7 +558,11 @@ def zoo_score(findings: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dic
         "missed_by_cause": dict(sorted(by_cause.items(), key=lambda item: (-item[1], item[0]))),
         "missed": [f"{path}:{line} ({causes[(path, line)]})" for path, line in sorted(missed)],
         "without_ops": [f"{path}:{line} ({causes[(path, line)]})" for path, line in sorted(skipped - counted)],
-        "false": sorted(f"{p}:{n} {c}" for (p, n, c), frame in placed.items() if frame not in skipped),
+        "false": sorted(
+            f"{p}:{n} {c}"
+            for (p, n, c), frame in placed.items()
+            if frame not in skipped and (ran is None or frame in ran)
+        ),
     }
 
 
@@ -507,29 +570,40 @@ def zoo_main(args: argparse.Namespace) -> int:
     import zoo_discover
     import zoo_gbfix
 
-    rows = zoo_rows(args.results)
+    skipping = zoo_rows(args.results)
     work = args.zoo_work or zoo_discover.DEFAULT_WORK
-    os.makedirs(os.path.join(work, "traces"), exist_ok=True)
     if not args.no_record:
-        record_missing(rows, work, args.timeout)
-    traced = [row for row in rows if os.path.exists(zoo_trace(row, work))]
+        os.makedirs(os.path.join(work, "traces"), exist_ok=True)
+        record_missing(skipping, work, args.timeout)
+    # both modes score the same models: every skipping one whose run is recorded in ``work``
+    rows = [row for row in skipping if os.path.exists(zoo_trace(row, work))]
+    reached: set[Frame] = set()
+    for row in rows:
+        reached |= reached_frames(zoo_trace(row, work), set(row.get("files", [])))
     document: dict[str, Any] = {
         "gbfix": realworld.gbfix_version(os.path.abspath(args.gbfix_root)),
         "command": "python benchmarks/precision.py --zoo",
+        "skipping": len(skipping),
         "models": [zoo_gbfix.key(row) for row in rows],
-        "traced": [zoo_gbfix.key(row) for row in traced],
+        "traced": [zoo_gbfix.key(row) for row in rows],
     }
+    output = os.path.join(args.results, "precision-zoo.json")
+    scanned: dict[str, list[dict[str, Any]]] = {}
+    if args.rescore:
+        with open(output, encoding="utf-8") as handle:
+            scanned = json.load(handle).get("scanned", {})
     for mode in ZOO_MODES:
-        print(f"scanning ({mode}) ...", file=sys.stderr, flush=True)
-        if mode == "trace" and not traced:
+        if not rows:
             document[mode] = {"error": "no recorded run"}
             continue
-        findings = zoo_gbfix.scan(mode, traced if mode == "trace" else rows, work, args.timeout)
-        if mode == "trace":
-            # the models without a log still run their files: their static findings stand
-            findings += [f for f in zoo_gbfix.scan("static", rows, work, args.timeout) if f not in findings]
-        document[mode] = zoo_score(findings, rows)
-    with open(os.path.join(args.results, "precision-zoo.json"), "w", encoding="utf-8") as handle:
+        if mode not in scanned:
+            print(f"scanning ({mode}) ...", file=sys.stderr, flush=True)
+            with tempfile.TemporaryDirectory(prefix="gbfix-precision-") as selected:
+                found = zoo_gbfix.scan(mode, rows, work, args.timeout, into=os.path.join(selected, "traces"))
+            scanned[mode] = [{k: f[k] for k in ("path", "line", "code", "fix")} for f in found]
+        document[mode] = zoo_score(scanned[mode], rows, reached)
+    document["scanned"] = scanned
+    with open(output, "w", encoding="utf-8") as handle:
         json.dump(document, handle, indent=1)
     text = render_zoo(document)
     with open(os.path.join(args.results, "precision-zoo.md"), "w", encoding="utf-8") as handle:
@@ -543,22 +617,26 @@ def render_zoo(document: dict[str, Any]) -> str:
     lines = [
         "# Precision and recall of findings on the whole-zoo benchmark",
         "",
-        f"gbfix {document['gbfix']}; `{document['command']}`; {len(document['models'])} models of",
-        f"`zoo-discovery.jsonl` skip a frame, {len(document['traced'])} with a recorded run for trace mode.",
+        f"gbfix {document['gbfix']}; `{document['command']}`; {document.get('skipping', '?')} models of",
+        f"`zoo-discovery.jsonl` skip a frame; the {len(document['models'])} with a recorded run are scored,",
+        "both modes.",
         f"Findings of {', '.join(FRAME_RULES)} in the files those models run.",
         "",
-        "- precision: findings in a frame some model skips (in brackets: or breaks in);",
+        "- precision: findings in a frame some model skips, over the findings in frames the recorded runs",
+        "  show ran (compiled, or holding a line an op of their graphs came from; skipped or broke in);",
+        "  findings in code no model ran cannot be judged by a run and are listed apart. In brackets:",
+        "  over all findings in the files the models run, judged or not;",
         "- recall: skipped frames holding inline tensor ops (gbfix's own count of the ops a fix could",
         "  capture) with a finding; frames of generators and frames without such ops are left out.",
         "",
-        "| mode | precision | recall |",
-        "|---|---|---|",
+        "| mode | precision | [of all findings] | recall |",
+        "|---|---|---|---|",
     ]
     for mode in modes:
         side = document[mode]
-        broad = _ratio(side["in_skipped_or_breaking"], side["findings"])
+        judged = _ratio(side["judged_in_skipped"], side["judged"]) if "judged" in side else "-"
         lines.append(
-            f"| {mode} | {_ratio(side['in_skipped'], side['findings'])} [{broad}] | "
+            f"| {mode} | {judged} | [{_ratio(side['in_skipped'], side['findings'])}] | "
             f"{_ratio(side['found'], side['with_ops'])} |"
         )
     lines += ["", "| model | " + " | ".join(f"{m} recall" for m in modes) + " |", "|---|" + "---|" * len(modes)]
@@ -575,6 +653,8 @@ def render_zoo(document: dict[str, Any]) -> str:
         side = document[mode]
         lines += ["", f"Missed frames ({mode}):", ""] + [f"- {m}" for m in side["missed"]]
         lines += ["", f"Findings outside a skipped frame ({mode}):", ""] + [f"- {f}" for f in side["false"]]
+        lines += ["", f"Findings in frames no recorded run shows ran ({mode}; not judged):", ""]
+        lines += [f"- {f}" for f in side.get("unreached", [])]
     lines += ["", "Skipped frames without inline tensor ops (not counted in recall):", ""]
     lines += [f"- {frame}" for frame in document[modes[0]]["without_ops"]] if modes else []
     return "\n".join(lines) + "\n"
@@ -586,6 +666,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--zoo", action="store_true", help="score the skipping models of zoo-discovery.jsonl")
     parser.add_argument("--zoo-work", default="", help="--zoo: the discovery's work directory (traces/)")
     parser.add_argument("--no-record", action="store_true", help="--zoo: do not rerun models whose trace is missing")
+    parser.add_argument("--rescore", action="store_true", help="--zoo: score the findings precision-zoo.json kept")
     parser.add_argument("--models", nargs="+", metavar="NAME", help="default: every model of realworld.json")
     parser.add_argument("--gbfix-root", default=realworld.REPO, help="directory holding the gbfix code (rewriter/)")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per step")

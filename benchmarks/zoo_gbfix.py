@@ -113,7 +113,8 @@ def rewrite(mode: str, rows: list[dict[str, Any]], work: str, results: str, time
     files = sorted({path for row in rows for path in row.get("files", [])})
     args = ["apply", "--dry-run", *files]
     if mode == "trace":
-        args[2:2] = ["--trace", trace_dir(rows, work)]
+        # one log per model: without --all-logs a trace directory gives its newest log only
+        args[2:2] = ["--trace", trace_dir(rows, work), "--all-logs"]
     started = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "rewriter", *args],
@@ -146,9 +147,10 @@ def rewrite(mode: str, rows: list[dict[str, Any]], work: str, results: str, time
     return info
 
 
-def trace_dir(rows: list[dict[str, Any]], work: str) -> str:
-    """A directory holding the recorded compile of each model (links to the discovery's logs)."""
-    directory = os.path.join(work, "traces-selected")
+def trace_dir(rows: list[dict[str, Any]], work: str, into: str = "") -> str:
+    """A directory (``into``, else one in ``work``) holding the recorded compile of each model (links
+    to the discovery's logs): a reader of a discovery still running leaves its directory alone."""
+    directory = into or os.path.join(work, "traces-selected")
     shutil.rmtree(directory, ignore_errors=True)
     os.makedirs(directory)
     for row in rows:
@@ -176,8 +178,9 @@ def measure(
     return load(out)
 
 
-def scan(mode: str, rows: list[dict[str, Any]], work: str, timeout: int) -> list[dict[str, Any]]:
-    """``gbfix scan`` of the installed files the models run (with their recorded compiles in trace mode)."""
+def scan(mode: str, rows: list[dict[str, Any]], work: str, timeout: int, into: str = "") -> list[dict[str, Any]]:
+    """``gbfix scan`` of the installed files the models run (with their recorded compiles in trace mode,
+    linked into ``into`` when given)."""
     by_root: dict[str, list[str]] = defaultdict(list)
     for path in sorted({path for row in rows for path in row.get("files", [])}):
         by_root[os.path.dirname(realworld.installed_dir(path.split("/")[0]))].append(path)
@@ -185,7 +188,7 @@ def scan(mode: str, rows: list[dict[str, Any]], work: str, timeout: int) -> list
     for root, files in by_root.items():
         args = ["scan", "--format", "json", "--exit-zero", "-q", *files]
         if mode == "trace":
-            args[5:5] = ["--trace", trace_dir(rows, work)]
+            args[5:5] = ["--trace", trace_dir(rows, work, into), "--all-logs"]
         proc = subprocess.run(
             [sys.executable, "-m", "rewriter", *args],
             cwd=root,

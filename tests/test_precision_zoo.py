@@ -90,7 +90,8 @@ def test_zoo_scores_precision_recall_and_misses_by_cause(tmp_path, monkeypatch) 
     text = precision.render_zoo(
         {"gbfix": "x", "command": "c", "models": ["pkg:A"], "traced": [], "static": score, "trace": {"error": "none"}}
     )
-    assert "| static | 2/3 (67%) [3/3 (100%)] | 1/2 (50%) |" in text
+    # no run's evidence of what ran: every finding is judged
+    assert "| static | 2/3 (67%) | [2/3 (67%)] | 1/2 (50%) |" in text
     assert "| Data dependent operator (in a loop) | 1 |" in text
 
 
@@ -101,3 +102,31 @@ def test_a_frame_without_a_listed_cause_takes_the_break_written_in_it(tmp_path, 
     monkeypatch.setattr(precision, "package_root", lambda relative: str(tmp_path))
     row = {**ROW, "skipped_whole": ["torch_dynamo_resume_in_forward_at_8 (pkg/m.py:8)"], "skip_causes": []}
     assert precision.skip_causes(row) == {("pkg/m.py", 5): "builtin print (resumed frame)"}
+
+
+def test_precision_judges_only_findings_in_frames_a_recorded_run_shows_ran(tmp_path, monkeypatch) -> None:
+    precision = _precision()
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(MODEL + "\n\ndef unused(x):\n    for i in range(3):\n        print(x)\n")
+    monkeypatch.setattr(precision, "package_root", lambda relative: str(tmp_path))
+    log = tmp_path / "run.log"
+    log.write_text(
+        # an op of a graph came from `other` (line 20); Dynamo compiled `plain` (line 15)
+        "    # File: /site-packages/pkg/m.py:20 in other, code: return x.relu()\n"
+        '{"compilation_metrics": {"co_name": "plain", "co_filename": "/venv/pkg/m.py", "co_firstlineno": 15}}\n'
+        "    # File: /site-packages/pkg/elsewhere.py:3 in f, code: y = x + 1\n"
+    )
+    reached = precision.reached_frames(str(log), {"pkg/m.py"})
+    assert reached == {("pkg/m.py", 19), ("pkg/m.py", 15)}
+    findings = [
+        {"path": "pkg/m.py", "line": 6, "code": "GBF001"},  # in `forward`: skipped
+        {"path": "pkg/m.py", "line": 20, "code": "GBF012"},  # in `other`: ran, compiled, not skipped
+        {"path": "pkg/m.py", "line": 26, "code": "GBF002"},  # in `unused`: no run shows it ran
+    ]
+    score = precision.zoo_score(findings, [ROW], reached)
+    assert (score["findings"], score["in_skipped"]) == (3, 1)
+    assert (score["judged"], score["judged_in_skipped"]) == (2, 1)
+    assert score["false"] == ["pkg/m.py:20 GBF012"]
+    assert score["unreached"] == ["pkg/m.py:26 GBF002"]
+    # without the runs' evidence every finding is judged, as before
+    assert precision.zoo_score(findings, [ROW])["judged"] == 3

@@ -184,3 +184,28 @@ def test_a_loop_calling_a_mask_read_in_another_file_is_found(tmp_path) -> None:
     outcome = transform_source(model.read_text(), str(model), settings, project.facts_for(str(model)))
     assert [(f.code, f.line) for f in outcome.findings] == [("GBF001", 8)]
     assert "indexing with a boolean mask" in outcome.findings[0].message
+
+
+SUBMODULE_CASES = ("class_table_submodule", "class_alias_submodule", "appended_submodules")
+
+
+@pytest.mark.parametrize("case", SUBMODULE_CASES)
+def test_the_three_readings_agree_on_submodules_built_through_names(case: str) -> None:
+    """A submodule built through a table of classes (``TYPES[kind](...)``), a local name
+    (``cls = A if c else B``) or ``self.layers.append(cls(i))``: the file's own analysis, the
+    screen and the project index each find that ``Model.forward``'s loop calls a breaking class."""
+    from codemods.analysis.project.link import Project
+
+    with open(os.path.join(ROOT, "golden", "GBF002", f"{case}.in.py"), encoding="utf-8") as handle:
+        text = handle.read()
+    loop = text.splitlines().index("        for layer in self.layers:") + 1
+    forward = loop - 2
+    functions, blocks = _analysis(text)
+    assert forward in functions and ("for", loop) in blocks
+    facts = ScreenFacts(text)
+    assert forward in set(facts.breaking_functions()) and ("for", loop) in set(facts.candidates())
+    summary = summarise(text, "/m.py", "m")
+    assert summary is not None
+    project = Project([summary])
+    breaking = {project.units[index][1].qualname for index in project._breaks()}
+    assert "Model.forward" in breaking

@@ -212,3 +212,25 @@ def test_a_comprehension_the_run_skipped_is_reported_at_its_statement():
     (finding,) = transform_source(COMPREHENSION, "m.py", settings).findings
     assert (finding.code, finding.line, finding.col) == ("GBF011", 5, 5)
     assert "ran the `<dictcomp>` of line 5 eagerly (Missing tp_iternext at m.py:5)" in finding.message
+
+
+IN_ELSE = """import torch
+
+
+def attend(x, lengths, flash):
+    if flash:
+        y = x * 2
+    else:
+        parts = [
+            t.sum() for t in torch.split(x, lengths.tolist())
+        ]
+        y = torch.stack(parts)
+    return y
+"""
+
+
+def test_a_comprehension_in_an_else_block_is_reported_at_its_own_statement():
+    # the `if` holds the comprehension's line too: the finding goes to the statement in `else`
+    skip = RecordedSkip(8, "<listcomp>", "Unsupported Tensor.item() call at m.py:9")
+    (finding,) = transform_source(IN_ELSE, "m.py", Settings(recorded_skips={"m.py": frozenset({skip})})).findings
+    assert (finding.code, finding.line) == ("GBF011", 8)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Optional
 
 #: the fields of a statement that hold statements (and handlers, match cases)
@@ -22,6 +22,28 @@ def dotted(node: ast.AST) -> Optional[str]:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+#: capitalised names that are no class
+_CONSTANT_NAMES = frozenset({"None", "True", "False"})
+
+
+def classes_named(node: ast.AST, named: Mapping[str, set[str]]) -> set[str]:
+    """The classes an expression names: a class-like name, a name ``named`` knows (a local
+    ``cls = MoE if sparse else MLP``, a table ``TYPES = {"moe": MoE}``), either branch of a
+    ternary, the values of a dict display, an item of a table of classes (``TYPES[kind]``)."""
+    if isinstance(node, ast.Name):
+        if node.id in _CONSTANT_NAMES:
+            return set()
+        return set(named.get(node.id, ())) or ({node.id} if node.id[:1].isupper() else set())
+    if isinstance(node, ast.IfExp):
+        return classes_named(node.body, named) | classes_named(node.orelse, named)
+    if isinstance(node, ast.Dict):
+        values = [classes_named(value, named) for value in node.values]
+        return set().union(*values) if values and all(values) else set()
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+        return set(named.get(node.value.id, ()))
+    return set()
 
 
 def long_docstring(body: list[ast.stmt]) -> Optional[ast.Expr]:

@@ -61,6 +61,16 @@ _RESUME = re.compile(r"^torch_dynamo_resume_in_(?P<name>.+)_at_(?P<line>\d+)$")
 #: statements whose recorded break another rule reports (the structural rules' holders)
 _HOLDERS = walk.node_types(cst.For, cst.While, cst.With, cst.Try, cst.TryStar)
 _SCOPES = walk.node_types(cst.FunctionDef, cst.ClassDef)
+#: what holds statements: a comprehension's statement may sit in an ``else``, ``except`` or ``finally``
+_STATEMENT_HOLDERS = (
+    cst.Module,
+    cst.BaseSuite,
+    cst.BaseStatement,
+    cst.Else,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Finally,
+)
 
 Method = tuple[cst.FunctionDef, Optional[cst.ClassDef]]
 
@@ -177,7 +187,7 @@ class RecordedSkipRule(Rule):
     def _statement_at(self, tree: cst.Module, line: int) -> Optional[cst.CSTNode]:
         """The innermost statement whose first line is ``line`` or whose span holds it."""
         best: Optional[cst.CSTNode] = None
-        for node in walk.descendants(tree, lambda n: isinstance(n, (cst.Module, cst.BaseSuite, cst.BaseStatement))):
+        for node in walk.descendants(tree, lambda n: isinstance(n, _STATEMENT_HOLDERS)):
             if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
                 span = self.get_metadata(LazyPositionProvider, node)
                 if span.start.line <= line <= span.end.line:

@@ -25,6 +25,7 @@ from typing import Any, Optional, Union
 
 from codemods.analysis.astnodes import (
     CALL_REST,
+    classes_named,
     dotted,
     expressions_of,
     long_docstring,
@@ -113,13 +114,32 @@ _GROWN = re.compile(r"\b(\w+)\s*(?:\+=|=\s*\[|\.\s*(?:append|extend|insert)\s*\(
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def _classes_called(node: ast.AST) -> set[str]:
-    """Bare class-like names called anywhere in ``node`` (``Block(...)``)."""
-    return {
-        n.func.id
-        for n in ast.walk(node)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id[:1].isupper()
-    }
+def _classes_called(node: ast.AST, named: dict[str, set[str]]) -> set[str]:
+    """Class-like names called anywhere in ``node``: ``Block(...)``, or through a name or a table
+    ``named`` knows (``cls(config)``, ``TYPES[kind](config)``)."""
+    found: set[str] = set()
+    for call in ast.walk(node):
+        if isinstance(call, ast.Call):
+            found |= classes_named(call.func, named)
+    return found
+
+
+def _through(value: ast.expr, found: dict[str, list[tuple[int, set[str]]]]) -> list[tuple[int, set[str]]]:
+    """The statements that made the local names ``value`` calls or reads name classes: a skeleton
+    keeps them with the statement that builds the submodule (``cls = TYPES[kind]`` before
+    ``layers.append(cls(config))``)."""
+    return [entry for name in sorted(_names_read(value) | _callee_names(value)) for entry in found.get(name, ())]
+
+
+def _callee_names(node: ast.AST) -> set[str]:
+    """Bare names called, or subscripted and called, in ``node`` (``cls(...)``, ``TYPES[k](...)``)."""
+    found = set()
+    for call in ast.walk(node):
+        if isinstance(call, ast.Call):
+            func = call.func.value if isinstance(call.func, ast.Subscript) else call.func
+            if isinstance(func, ast.Name):
+                found.add(func.id)
+    return found
 
 
 def _names_read(node: ast.expr) -> set[str]:
@@ -337,6 +357,14 @@ class ScreenFacts:
 
     def _collect(self, tree: ast.Module) -> None:
         """One walk over the statements (expressions are left to the call pattern)."""
+        #: module-level names of classes (``TYPES = {"moe": MoE, "mlp": MLP}``) -> the classes
+        self._tables: dict[str, set[str]] = {}
+        for stmt in tree.body:
+            if isinstance(stmt, ast.Assign) and not isinstance(stmt.value, ast.Constant):
+                named = classes_named(stmt.value, self._tables)
+                for target in stmt.targets if named else ():
+                    if isinstance(target, ast.Name):
+                        self._tables[target.id] = named
         self.defs: list[_Def] = []
         #: (first line, last line, name) of every class
         self.classes: list[tuple[int, int, str]] = []
@@ -388,7 +416,12 @@ class ScreenFacts:
                 self._holders.append(("comprehension", [(first, last)], (first, first)))
             # only values over several lines are worth it, and the names bound stay: a loop may
             # read a module constant or a class's (``range(Block.STEPS)``, see GBF001)
-            if cls in _BLANKABLE and last > first and (id(node) in top or (owner and not in_function)):
+            if (
+                cls in _BLANKABLE
+                and last > first
+                and (id(node) in top or (owner and not in_function))
+                and not (cls is ast.Assign and id(node) in top and classes_named(node.value, {}))
+            ):  # a module-level table of classes stays: ``TYPES[kind](config)`` builds a submodule
                 self.blankable.append((first, last, node, "module" if id(node) in top else "class"))
             if cls in DEFS:
                 index = len(self.defs)
@@ -517,13 +550,19 @@ class ScreenFacts:
                     name[:1].isupper() and not before(self.text, offset)[0]
                     for _, name, offset in self._calls_on(node.value.lineno, node.end_lineno)
                 ):  # else no capitalised bare name is called on its lines (the text's calls hold every call)
-                    called = _classes_called(node.value)
-                read = _names_read(node.value) & self._grown_names()
-                if read:
-                    # ``self.layers = nn.ModuleList(model)``: the classes the local list was built from
+                    called = _classes_called(node.value, self._tables)
+                read = _names_read(node.value) | _callee_names(node.value)
+                grown = self._grown_names()
+                if (read | set(selfs)) & (grown | set(self._tables)) or any(
+                    not name[:1].isupper() for name in _callee_names(node.value)
+                ):
+                    # ``self.layers = nn.ModuleList(model)``: the classes the local list was built
+                    # from; ``self.mlp = cls(config)``: the classes ``cls`` names
                     built = self._built_lists(node.lineno)
-                    for name in read & set(built):
-                        for line, classes in built[name]:
+                    named = {**self._tables, **{name: {c for _, cs in got for c in cs} for name, got in built.items()}}
+                    called |= _classes_called(node.value, named)
+                    for name in [*(read & set(built)), *(f"self.{attr}" for attr in selfs)]:
+                        for line, classes in built.get(name, ()):
                             called |= classes
                             lines.append(line)
                 if called:
@@ -542,7 +581,9 @@ class ScreenFacts:
     def _built_lists(self, line: int) -> dict[str, list[tuple[int, set[str]]]]:
         """For the innermost function around ``line``: local name -> (line, classes called) of
         each statement that assigns it a list, adds to it or appends to it (``model = [Conv(...)]``,
-        ``model += [Block(...)]``, ``model.append(Block(...))``)."""
+        ``model += [Block(...)]``, ``model.append(Block(...))``, ``self.layers.append(...)`` under
+        ``self.layers``), or that makes it name classes (``cls = MoE if sparse else MLP``,
+        ``cls = TYPES[kind]``), over the module's tables of classes."""
         inner: Optional[_Def] = None
         for d in self.defs:
             if d.node.lineno <= line <= d.last and (inner is None or d.node.lineno > inner.node.lineno):
@@ -553,31 +594,45 @@ class ScreenFacts:
         if found is not None:
             return found
         found = self._lists[id(inner.node)] = {}
+        builds: list[ast.AST] = []
         stack: list[ast.AST] = list(inner.node.body)
         while stack:
             node = stack.pop()
             if isinstance(node, _NESTED_SCOPES):
                 continue
             stack.extend(ast.iter_child_nodes(node))
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.Call)):
+                builds.append(node)
+        named: dict[str, set[str]] = dict(self._tables)
+        for node in sorted(builds, key=lambda n: (n.lineno, n.col_offset)):  # type: ignore[attr-defined]
             targets: list[ast.expr]
-            value: ast.AST
+            value: ast.expr
             if isinstance(node, ast.Assign) and isinstance(node.value, (ast.List, ast.ListComp)):
                 targets, value = node.targets, node.value
+            elif isinstance(node, ast.Assign):
+                classes = classes_named(node.value, named)
+                for target in node.targets if classes else ():
+                    if isinstance(target, ast.Name):
+                        found.setdefault(target.id, []).extend([(node.lineno, classes), *_through(node.value, found)])
+                        named.setdefault(target.id, set()).update(classes)
+                continue
             elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
                 targets, value = [node.target], node.value
             elif (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
                 and node.func.attr in _LIST_GROWERS
-                and isinstance(node.func.value, ast.Name)
+                and dotted(node.func.value) is not None
             ):
                 targets, value = [node.func.value], node
             else:
                 continue
-            classes = _classes_called(value)
+            classes = _classes_called(value, named)
             for target in targets:
-                if classes and isinstance(target, ast.Name):
-                    found.setdefault(target.id, []).append((node.lineno, classes))
+                key = target.id if isinstance(target, ast.Name) else dotted(target)
+                if classes and key and (isinstance(target, ast.Name) or key.startswith("self.")):
+                    found.setdefault(key, []).extend([(node.lineno, classes), *_through(value, found)])
+                    named.setdefault(key, set()).update(classes)
         return found
 
     def _note_docstring(self, body: list[ast.stmt]) -> None:

@@ -163,6 +163,8 @@ class _Collector(ScopeTracker):
         self._module: Optional[cst.Module] = None
         #: function node id -> local lists it builds of class instances, once asked
         self._lists: dict[int, dict[str, set[str]]] = {}
+        #: module-level name -> the classes it names (``TYPES = {"moe": MoE, "mlp": MLP}``)
+        self._class_tables: dict[str, set[str]] = {}
         self._torch_names: Optional[frozenset[str]] = None
         #: in walk order: calls (with the function they are in) and assignments, with their scope
         #: and the ``if`` tests that may keep them from running while Dynamo traces
@@ -327,9 +329,9 @@ class _Collector(ScopeTracker):
             attrs_set = [n[5:] for n in names if n and n.startswith("self.") and n.count(".") == 1]
             mentioned = set()
             if attrs_set:
-                mentioned = _class_names_called(value)
                 # ``self.layers = nn.ModuleList(model)``: the classes the local list was built from
                 built = self._built_lists(self._func_stack[-1])
+                mentioned = _class_names_called(value, {**self._class_tables, **built})
                 mentioned.update(c for name in _names_read(value) for c in built.get(name, ()))
             if mentioned:
                 attrs = self.submodules.setdefault(self._class_stack[-1], {})
@@ -338,7 +340,9 @@ class _Collector(ScopeTracker):
 
     def _built_lists(self, fn: _Function) -> dict[str, set[str]]:
         """Local name -> classes called in the lists the function assigns it, adds to it or appends
-        to it (``model = [Conv(...)]``, ``model += [Block(...)]``, ``model.append(Block(...))``)."""
+        to it (``model = [Conv(...)]``, ``model += [Block(...)]``, ``model.append(Block(...))``), or
+        the classes it names (``cls = MoE if sparse else MLP``, ``cls = TYPES[kind]``), so that
+        ``cls(config)`` builds one of them."""
         found = self._lists.get(id(fn.node))
         if found is None:
             found = self._lists[id(fn.node)] = {}
@@ -349,21 +353,31 @@ class _Collector(ScopeTracker):
                 if isinstance(node, cst.Assign) and isinstance(node.value, (cst.List, cst.ListComp)):
                     targets: list[cst.BaseExpression] = [t.target for t in node.targets]
                     value: cst.CSTNode = node.value
+                elif isinstance(node, cst.Assign):
+                    named = _classes_named(node.value, {**self._class_tables, **found})
+                    for assigned in node.targets:
+                        if named and isinstance(assigned.target, cst.Name):
+                            found.setdefault(assigned.target.value, set()).update(named)
+                    continue
                 elif isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
                     targets, value = [node.target], node.value
                 elif (
                     isinstance(node, cst.Call)
                     and isinstance(node.func, cst.Attribute)
                     and node.func.attr.value in _LIST_GROWERS
-                    and isinstance(node.func.value, cst.Name)
+                    and isinstance(node.func.value, (cst.Name, cst.Attribute))
                 ):
                     targets, value = [node.func.value], node
                 else:
                     continue
-                classes = _class_names_called(value)
+                classes = _class_names_called(value, {**self._class_tables, **found})
                 for target in targets:
                     if classes and isinstance(target, cst.Name):
                         found.setdefault(target.value, set()).update(classes)
+                    elif classes and fn.cls is not None and _self_attribute(target):
+                        # ``self.layers.append(Block(...))`` on a ``self.layers = nn.ModuleList()``
+                        attrs = self.submodules.setdefault(fn.cls, {})
+                        attrs.setdefault(_self_attribute(target), set()).update(classes)
         return found
 
     def visit_For(self, node: cst.For) -> None:
@@ -391,6 +405,14 @@ class _Collector(ScopeTracker):
 
     def visit_Module(self, node: cst.Module) -> None:
         self._module = node
+        for statement in node.body:
+            if type(statement) is cst.SimpleStatementLine:
+                for small in statement.body:
+                    if type(small) is cst.Assign:
+                        named = _classes_named(small.value, self._class_tables)
+                        for target in small.targets if named else ():
+                            if isinstance(target.target, cst.Name):
+                                self._class_tables[target.target.value] = named
 
     def visit_Call(self, node: cst.Call) -> None:
         fn = self._func_stack[-1] if self._func_stack else None
@@ -842,13 +864,42 @@ def _names_read(node: cst.BaseExpression) -> set[str]:
     return {n.value for n in walk.descendants(node) if isinstance(n, cst.Name) and id(n) not in called}
 
 
-def _class_names_called(node: cst.CSTNode) -> set[str]:
-    """Bare class-like names called anywhere in an expression (``Block(...)``)."""
-    return {
-        call.func.value
-        for call in walk.descendants(node)
-        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value[:1].isupper()
-    }
+def _class_names_called(node: cst.CSTNode, named: Mapping[str, set[str]]) -> set[str]:
+    """Class-like names called anywhere in an expression: ``Block(...)``, or through a name or a
+    table of classes (``named``: ``cls(...)`` after ``cls = MoE if sparse else MLP``,
+    ``TYPES[kind](...)``)."""
+    found: set[str] = set()
+    for call in walk.descendants(node):
+        if isinstance(call, cst.Call):
+            found |= _classes_named(call.func, named)
+    return found
+
+
+def _classes_named(node: cst.CSTNode, named: Mapping[str, set[str]]) -> set[str]:
+    """The classes an expression names: a class-like name, a name ``named`` knows, either branch
+    of a ternary, the values of a dict display, an item of a table of classes."""
+    if isinstance(node, cst.Name):
+        if node.value in _CONSTANT_NAMES:
+            return set()
+        return set(named.get(node.value, ())) or ({node.value} if node.value[:1].isupper() else set())
+    if isinstance(node, cst.IfExp):
+        return _classes_named(node.body, named) | _classes_named(node.orelse, named)
+    if isinstance(node, cst.Dict):
+        values = [_classes_named(e.value, named) for e in node.elements if isinstance(e, cst.DictElement)]
+        return set().union(*values) if values and all(values) else set()
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+        return set(named.get(node.value.value, ()))
+    return set()
+
+
+#: capitalised names that are no class
+_CONSTANT_NAMES = frozenset({"None", "True", "False"})
+
+
+def _self_attribute(node: cst.BaseExpression) -> str:
+    """``attr`` of ``self.attr``, else ``""``."""
+    name = dotted_name(node)
+    return name[5:] if name and name.startswith("self.") and name.count(".") == 1 else ""
 
 
 class BreakProvider(_Collector, BatchableMetadataProvider[Optional[BreakReason]]):

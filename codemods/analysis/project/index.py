@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterator, Optional, Union
 
-from codemods.analysis.astnodes import dotted, expressions_of, long_docstring, loop_submodule, normal
+from codemods.analysis.astnodes import classes_named, dotted, expressions_of, long_docstring, loop_submodule, normal
 from codemods.analysis.breaks.ast import (
     condition_call_ends,
     mask_index_starts,
@@ -86,6 +86,10 @@ _REVERSED_DEFINING = re.compile(r"\s+(?:fed|ssalc)(?![\w.])")
 #: the words that open a loop or block (a comprehension writes ``for``)
 _BLOCK_WORDS = re.compile(r"\b(?:for|while|with|try)\b")
 _SIMPLE_VALUES = (ast.Name, ast.Attribute, ast.Constant)
+#: values of a local name that may name classes or hold modules (see :func:`~codemods.analysis.astnodes.classes_named`)
+_CLASS_BUILDS = (ast.Name, ast.IfExp, ast.Subscript, ast.Dict, ast.List, ast.ListComp)
+#: methods that add elements to a list
+_LIST_GROWERS = frozenset({"append", "extend", "insert"})
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _FORS = (ast.For, ast.AsyncFor)
 _BLOCK_FIELDS = ("body", "orelse", "finalbody")
@@ -230,6 +234,11 @@ class _Statements:
     handlers: list[tuple[int, int]] = field(default_factory=list)
     #: module-level ``NAME = {key: "method", ...}``: NAME -> the names its values spell
     dispatch: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: statements inside functions that may name classes or build lists of modules
+    #: (``cls = MoE if sparse else MLP``, ``layers = []``, ``layers.append(cls(config))``)
+    builds: list[ast.stmt] = field(default_factory=list)
+    #: module-level ``NAME = {key: Class, ...}`` and the like: NAME -> the classes it names
+    class_tables: dict[str, set[str]] = field(default_factory=dict)
 
     def note_docstring(self, body: list[ast.stmt]) -> None:
         first = long_docstring(body)
@@ -263,8 +272,17 @@ def _walk(tree: ast.Module, module: str, is_package: bool) -> _Statements:
         elif kind is ast.Assign:
             if in_function and not isinstance(node.value, _SIMPLE_VALUES):
                 found.assigns.append(node)
+            if in_function and isinstance(node.value, _CLASS_BUILDS):
+                found.builds.append(node)
             elif not in_function and not prefix and isinstance(node.value, ast.Dict):
                 _note_dispatch(node, found.dispatch)
+            if not in_function and not prefix:
+                named = classes_named(node.value, found.class_tables)
+                for target in node.targets if named else ():
+                    if isinstance(target, ast.Name):
+                        found.class_tables[target.id] = named
+        elif in_function and kind is ast.Expr and _grows_a_list(node.value):
+            found.builds.append(node)
         elif kind is ast.ImportFrom:
             base = absolute_module(module, is_package, node.module, node.level)
             if base is not None:
@@ -758,12 +776,46 @@ class _Reader:
                     found[at][target.id] = cls
         return found
 
+    def _named_per_unit(self, submodules: dict[str, dict[str, set[str]]]) -> list[dict[str, set[str]]]:
+        """Per unit: local name -> the classes it names (``cls = TYPES[kind]``) or the modules the
+        list it names holds (``layers.append(cls(config))``), over the module's tables of classes;
+        ``self.layers.append(Block(...))`` adds to ``submodules`` as an assignment would."""
+        found: list[dict[str, set[str]]] = [dict(self.found.class_tables) for _ in self.units]
+        for node in sorted(self.found.builds, key=lambda n: (n.lineno, n.col_offset)):
+            at = self.unit_at(node.lineno)
+            if at is None:
+                continue
+            local = found[at]
+            if isinstance(node, ast.Assign):
+                value = node.value
+                classes = (
+                    _classes_called(value, local)
+                    if isinstance(value, (ast.List, ast.ListComp))
+                    else classes_named(value, local)
+                )
+                for target in node.targets if classes else ():
+                    if isinstance(target, ast.Name):
+                        local.setdefault(target.id, set()).update(classes)
+                continue
+            call = node.value if isinstance(node, ast.Expr) else None
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+                continue
+            classes = set().union(*(_classes_called(arg, local) for arg in call.args)) if call.args else set()
+            receiver = call.func.value
+            cls = self.units[at].cls
+            if classes and isinstance(receiver, ast.Name):
+                local.setdefault(receiver.id, set()).update(classes)
+            elif classes and cls is not None and isinstance(receiver, ast.Attribute):
+                submodules.setdefault(cls, {}).setdefault(receiver.attr, set()).update(classes)
+        return found
+
     def _classes(self) -> list[ClassSummary]:
         methods: dict[str, set[str]] = {}
         for d in self.found.defs:
             if d.cls is not None:
                 methods.setdefault(d.cls, set()).add(d.node.name)
         submodules: dict[str, dict[str, set[str]]] = {}
+        named = self._named_per_unit(submodules)
         for assign in self.found.assigns:
             attrs = [
                 t.attr
@@ -772,9 +824,9 @@ class _Reader:
             ]
             at = self.unit_at(assign.lineno) if attrs else None
             cls = self.units[at].cls if at is not None else None
-            if cls is None:
+            if cls is None or at is None:
                 continue
-            called = _classes_called(assign.value)
+            called = _classes_called(assign.value, named[at])
             for attr in attrs if called else ():
                 submodules.setdefault(cls, {}).setdefault(attr, set()).update(called)
         found = []
@@ -908,9 +960,11 @@ def _subscripted(node: ast.expr) -> ast.expr:
     return node.value if isinstance(node, ast.Subscript) else node
 
 
-def _classes_called(value: ast.expr) -> set[str]:
+def _classes_called(value: ast.expr, named: dict[str, set[str]]) -> set[str]:
     """Dotted names of the calls whose last name is capitalised that build ``value``
-    (``Block(...)``, ``nn.ModuleList([Block(...) for _ in ...])``, ``A() if c else B()``)."""
+    (``Block(...)``, ``nn.ModuleList([Block(...) for _ in ...])``, ``A() if c else B()``), with
+    what ``named`` says local names name or hold (``cls(config)``, ``TYPES[kind](config)``,
+    ``nn.ModuleList(layers)``)."""
     found = set()
     stack: list[ast.AST] = [value]
     while stack:
@@ -919,7 +973,11 @@ def _classes_called(value: ast.expr) -> set[str]:
             name = dotted(node.func)
             if name and name.rpartition(".")[2][:1].isupper():
                 found.add(name)
+            elif not name or name in named:
+                found |= classes_named(node.func, named)
             stack.extend(node.args)
+        elif isinstance(node, ast.Name):
+            found |= named.get(node.id, set())
         elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             stack.extend(node.elts)
         elif isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
@@ -929,6 +987,19 @@ def _classes_called(value: ast.expr) -> set[str]:
         elif isinstance(node, (ast.Starred, ast.keyword)):
             stack.append(node.value)
     return found
+
+
+def _grows_a_list(value: ast.expr) -> bool:
+    """``layers.append(...)``, ``self.layers.extend(...)``."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+        return False
+    receiver = value.func.value
+    return value.func.attr in _LIST_GROWERS and (
+        isinstance(receiver, ast.Name)
+        or (
+            isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and receiver.value.id == "self"
+        )
+    )
 
 
 def summarise(
