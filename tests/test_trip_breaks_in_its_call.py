@@ -1,11 +1,12 @@
-"""GBF002 leaves a loop alone when each trip's work is in a call that breaks inside.
+"""GBF002 gives no per-trip function when each trip's work is in a call that breaks inside.
 
 The per-trip function would break at that call too: the callee compiles as a
 frame of its own either way, and the function would hold only the few ops
 around the call, in graphs split there (encodec's frame loop: no faster).
-Its neighbours keep their per-trip function: a break of the body's own, a
-body with real work around the breaking call, a breaking call kept in the
-loop's eager head.
+The loop is outlined whole when the function around it has work to compile,
+and left as written when it has none. Its neighbours keep their per-trip
+function: a break of the body's own, a body with real work around the
+breaking call, a breaking call kept in the loop's eager head.
 """
 
 from __future__ import annotations
@@ -78,5 +79,15 @@ def test_a_trip_whose_work_is_in_a_breaking_call_gets_no_function(name: str) -> 
         assert "costs more than it captures" not in finding.note
     else:
         assert finding.fix == "none" and new_text is None
-        assert finding.note.startswith("costs more than it captures: each trip's work is in `Codec._frame`")
-        assert "would break at that call too" in finding.note
+        assert finding.note.startswith("too little to capture: each trip's work is in `Codec._frame`")
+        assert "breaks inside and compiles as a frame of its own" in finding.note
+
+
+def test_with_work_around_the_loop_it_is_outlined_whole() -> None:
+    body = BODIES["glue_around_the_call"][0]
+    around = HEADER.replace("        out = []\n", "        x = torch.tanh(x) * 2 + 1\n        out = []\n")
+    text = around + "        for offset in range(0, x.shape[-1], chunk):\n" + body + "        return out\n"
+    outcome = transform_source(text, "/project/codec.py", Settings(select=("GBF002",), reach="all"))
+    (finding,) = [f for f in outcome.findings if f.code == "GBF002"]
+    assert finding.fix == "safe" and outcome.new_text is not None
+    assert "_gbfix_loop_" in outcome.new_text and "_step_" not in outcome.new_text

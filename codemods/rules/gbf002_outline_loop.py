@@ -69,11 +69,13 @@ Rewritten
     their own either way, and the per-trip frame would break at the call as
     well, holding the ops around it in graphs split there, with a resume
     frame per trip. With at most a handful of such ops (slices, a cast, a
-    mask product) the finding has no fix: encodec's frame loop so rewritten
-    was no faster (measured on torch 2.13, CPU: 1.00-1.11x before with
-    inductor at medium size, 1.03x with the eager backend), and outlining it
-    whole no cheaper. A break of the body's own (``.item()``, a branch on a
-    tensor) or real work around the call keeps the per-trip function.
+    mask product) there is no per-trip function: encodec's frame loop so
+    rewritten was no faster (measured on torch 2.13, CPU: 1.00-1.11x before
+    with inductor at medium size, 1.03x with the eager backend). The loop is
+    outlined whole instead, so the function around it compiles, unless that
+    brings too little into a graph (below). A break of the body's own
+    (``.item()``, a branch on a tensor) or real work around the call keeps
+    the per-trip function.
 
     A loop that runs over values read from the device (``for t, h, w in
     grid.tolist()``, ``itertools.groupby(enumerate(types.tolist()), ...)``,
@@ -290,8 +292,12 @@ class OutlineLoop(LoopRule):
                     return updated
         split = self._breaks_at_its_call(original, func, head) if step_plan is not None else ""
         if split:
-            self.report(original, message, "none", note=split)
-            return updated
+            # the loop helper alone still lets the function around the loop compile
+            step_plan = None
+            little = self._little_to_capture(original, func, split)
+            if little:
+                self.report(original, message, "none", note=little)
+                return updated
         crowded = too_many_shared(plan.nonlocals, "the loop") or (
             too_many_shared(step_plan.nonlocals, "each trip") if step_plan is not None else ""
         )
@@ -364,10 +370,8 @@ class OutlineLoop(LoopRule):
             return ""
         callee = at_calls[0].reason.via.split(" → ")[0]
         return (
-            f"costs more than it captures: each trip's work is in `{callee}`, which breaks inside and "
-            f"compiles as a frame of its own either way; a per-trip function would break at that call too "
-            f"and bring only {ops} inline tensor op{'s' if ops != 1 else ''} around it into graphs split "
-            f"there, not worth the frames Dynamo guards and resumes on every trip"
+            f"each trip's work is in `{callee}`, which breaks inside and compiles as a frame of its own "
+            f"either way, with only {ops} inline tensor op{'s' if ops != 1 else ''} around the call"
         )
 
     def _little_to_capture(self, loop: Loop, func: cst.FunctionDef, why: str) -> str:

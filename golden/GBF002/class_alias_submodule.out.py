@@ -63,13 +63,8 @@ class Model(nn.Module):
 
         def _gbfix_layers_loop_1():
             nonlocal h
-
-            def _gbfix_layer_step_2(layer):
-                nonlocal h
-                h = layer(h) + h
-
             for layer in self.layers:
-                _gbfix_layer_step_2(layer)
+                h = layer(h) + h
 
         _gbfix_layers_loop_1()
         return h.softmax(-1)

@@ -1,9 +1,9 @@
 """segment-anything's `Sam.forward`: decorated with `@torch.no_grad()`, it loops over the batch and calls
 a prompt encoder that adjusts embeddings through boolean masks of its labels (`x[mask] += v` reads
-`x[mask]`, a data-dependent shape). The break is placed on the loop of the decorated method; the loop
-is left as written: each record's work is in the prompt encoder, which breaks inside and compiles as a
-frame of its own either way, so a per-trip function would break at that call too and bring three ops
-around it into graphs (GBF002/trip_breaks_in_its_call)."""
+`x[mask]`, a data-dependent shape). The break is placed on the loop of the decorated method, which is
+outlined whole, with no per-trip function: each record's work is in the prompt encoder, which breaks
+inside and compiles as a frame of its own either way, so a per-trip function would break at that call
+too and bring three ops around it into graphs (GBF002/trip_breaks_in_its_call)."""
 import torch
 from torch import nn
 
