@@ -49,6 +49,9 @@ from codemods.analysis.names.bindings import target_names
 from codemods.analysis.nodes import NESTED_SCOPES, dotted_name, self_attribute
 from codemods.fastcst import walk
 
+#: what holds none of a function's own code: nested scopes, whitespace and punctuation
+_NOT_OWN_CODE = NESTED_SCOPES | walk.TRIVIA
+
 TENSOR, OTHER, UNKNOWN = "tensor", "other", "unknown"
 
 #: ``torch.*`` callables whose result is not a tensor
@@ -245,7 +248,7 @@ class TensorFacts:
         self._memo = {}
 
     def _own_nodes(self, root: cst.CSTNode) -> Iterable[cst.CSTNode]:
-        return walk.descendants(root, lambda node: type(node) not in NESTED_SCOPES)
+        return walk.descendants(root, lambda node: type(node) not in _NOT_OWN_CODE)
 
     def _settle(self) -> None:
         """The kind of every name the function binds, to a fixpoint."""
