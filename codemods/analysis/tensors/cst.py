@@ -114,6 +114,9 @@ _LITERALS = (
     cst.GeneratorExp,
     cst.Lambda,
 )
+_LITERAL_TYPES = walk.node_types(*_LITERALS)
+_NAME_TYPES = walk.node_types(cst.Name)
+_ATTRIBUTE_TYPES = walk.node_types(cst.Attribute)
 #: the nodes that bind names in a function's own code
 _BINDERS = walk.node_types(
     cst.Assign,
@@ -333,13 +336,17 @@ class TensorFacts:
         return found
 
     def _kind(self, expr: cst.BaseExpression) -> str:
-        if isinstance(expr, _LITERALS):
+        # The commonest kinds asked by type: isinstance of libcst's node classes is slow.
+        node_type = type(expr)
+        if node_type in _LITERAL_TYPES:
             return OTHER
-        if isinstance(expr, cst.Name):
+        if node_type in _NAME_TYPES:
+            assert isinstance(expr, cst.Name)
             if expr.value in ("True", "False", "None"):
                 return OTHER
             return self.kinds.get(expr.value, UNKNOWN)
-        if isinstance(expr, cst.Attribute):
+        if node_type in _ATTRIBUTE_TYPES:
+            assert isinstance(expr, cst.Attribute)
             if self._recorded_attributes and dotted_name(expr) in self._recorded_attributes:
                 return TENSOR
             base = self.kind(expr.value)
