@@ -32,7 +32,7 @@ import ast
 import keyword
 import os
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterator, Optional, Union
@@ -318,7 +318,6 @@ class _Reader:
         self.tree = tree
         self.path = path
         self.module = module
-        self.lines = _LineIndex(text)
         self.found = _walk(tree, module, os.path.basename(path) == "__init__.py")
         self.imports = self.found.imports
         self.units = sorted((d for d in self.found.defs if d.unit), key=lambda d: d.first)
@@ -332,8 +331,8 @@ class _Reader:
         self._torch: Optional[frozenset[str]] = None
         #: (id of a def, with arguments) -> its evidence, built on the first question
         self._evidences: dict[tuple[int, bool], TensorEvidence] = {}
-        #: last name called -> (the def whose own code calls it, the call), for each name asked about
-        self._calls_by_name: dict[str, list[tuple[_Def, ast.Call]]] = {}
+        #: last name called -> (the def whose own code calls it, the call), built on the first question
+        self._calls_by_name: Optional[dict[str, list[tuple[_Def, ast.Call]]]] = None
         #: unit qualname -> the decorated definitions in it (itself included)
         self.decorated: dict[str, list[_Def]] = {}
         for d in self.found.defs:
@@ -419,9 +418,18 @@ class _Reader:
         if name in ("forward", "__init__"):
             return frozenset()  # inputs of a module: the evidence reads them already
         assert self._torch is not None
+        if self._calls_by_name is None:
+            self._calls_by_name = {}
+            for d in self.found.defs:
+                for call in own_nodes(ast.iter_child_nodes(d.node)):
+                    if not isinstance(call, ast.Call):
+                        continue
+                    last = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
+                    if last is not None:
+                        self._calls_by_name.setdefault(last, []).append((d, call))
         found: set[str] = set()
         evidences: dict[int, TensorEvidence] = {}
-        for caller, call in self._calls_named(name):
+        for caller, call in self._calls_by_name.get(name, ()):
             if fn.cls is not None and caller.cls != fn.cls:
                 continue
             callee = call.func
@@ -442,25 +450,6 @@ class _Reader:
                 if evidence.holds_a_tensor(value)
             )
         return frozenset(found)
-
-    def _calls_named(self, name: str) -> list[tuple[_Def, ast.Call]]:
-        """(the def whose own code makes it, the call) of every call whose last name is ``name``."""
-        found = self._calls_by_name.get(name)
-        if found is not None:
-            return found
-        found = self._calls_by_name[name] = []
-        # Only a def whose lines write ``name`` can call it (an ASCII text writes identifiers as
-        # ``ast`` reads them): walking the others' expressions would cost a second parse.
-        written = self.lines.lines_writing(name) if self.text.isascii() else None
-        for d in self.found.defs:
-            if written is not None and bisect_left(written, d.first) == bisect_right(written, d.last):
-                continue
-            for call in own_nodes(ast.iter_child_nodes(d.node)):
-                if isinstance(call, ast.Call):
-                    func = call.func
-                    if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) == name:
-                        found.append((d, call))
-        return found
 
     def _tensor_read(self, line: int, name: str, receiver: str, name_end: int) -> Optional[BreakCall]:
         """The entry of ``int(x.sum())`` (``operator.index(x.sum())``) when its argument is a
@@ -515,7 +504,7 @@ class _Reader:
 
     # -- the summary ------------------------------------------------------------------------
     def summarise(self) -> FileSummary:
-        lines = self.lines
+        lines = _LineIndex(self.text)
         per_unit: list[set[Call]] = [set() for _ in self.units]
         direct: list[Optional[tuple[str, bool, int]]] = [None] * len(self.units)
         firsts = [_first_parameter(d) for d in self.units]
@@ -736,17 +725,6 @@ class _LineIndex:
 
     def line_of(self, offset: int) -> int:
         return bisect_right(self.starts, offset)
-
-    def lines_writing(self, word: str) -> list[int]:
-        """The lines where ``word`` is written, sorted (once per line)."""
-        found: list[int] = []
-        at = self.text.find(word)
-        while at != -1:
-            line = self.line_of(at)
-            if not found or found[-1] != line:
-                found.append(line)
-            at = self.text.find(word, at + 1)
-        return found
 
     def in_comment(self, offset: int) -> bool:
         """The line of ``offset`` is a comment up to it."""
