@@ -64,6 +64,7 @@ from rewriter.prefilter.text import (
     KEYWORD_ARGUMENT,
     before,
     call_arguments,
+    has_word,
     method_receivers,
     whole_words,
 )
@@ -109,8 +110,6 @@ _COMPILE_METHOD = re.compile(r"\.\s*compile\s*\(\s*\)")
 _LIST_GROWERS = frozenset({"append", "extend", "insert"})
 #: a name grown like a list, as text: ``x += ``, ``x = [``, ``x.append(`` (what :data:`_LIST_GROWERS` call)
 _GROWN = re.compile(r"\b(\w+)\s*(?:\+=|=\s*\[|\.\s*(?:append|extend|insert)\s*\()")
-#: a run of identifier characters (a whole name, as the text writes it)
-_WORD = re.compile(r"\w+")
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
@@ -159,7 +158,6 @@ class ScreenFacts:
         calls into other files break), read as the break analysis and the rules read it."""
         # Python counts \r\n and \r as one line end; so must the call lines.
         self.text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
-        self._ascii = self.text.isascii()
         self._tree = tree
         self._parsed = False
         self._valid = False
@@ -377,8 +375,7 @@ class ScreenFacts:
         stack: list[tuple[Any, bool, Optional[str], str]] = [(s, False, None, "") for s in tree.body]
         self._note_docstring(tree.body)
         top = {id(s) for s in tree.body}
-        newlines = self._newlines()
-        for_lines = sorted({bisect_left(newlines, at) + 1 for at in whole_words(self.text, "for")})
+        lines = self.text.split("\n")
         while stack:
             node, in_function, owner, prefix = stack.pop()
             cls = node.__class__
@@ -387,7 +384,7 @@ class ScreenFacts:
                 first = min(first, decorator.lineno)
             last = node.end_lineno or node.lineno
             self._statements.append((first, last, node))
-            if in_function and cls in _COMPREHENSION_HOSTS and _writes_for(for_lines, first, last):
+            if in_function and cls in _COMPREHENSION_HOSTS and _writes_for(lines, first, last):
                 self._holders.append(("comprehension", [(first, last)], (first, first)))
             # only values over several lines are worth it, and the names bound stay: a loop may
             # read a module constant or a class's (``range(Block.STEPS)``, see GBF001)
@@ -521,7 +518,7 @@ class ScreenFacts:
                     for _, name, offset in self._calls_on(node.value.lineno, node.end_lineno)
                 ):  # else no capitalised bare name is called on its lines (the text's calls hold every call)
                     called = _classes_called(node.value)
-                read = _names_read(node.value) & self._grown_names() if self._may_read_grown(node.value) else set()
+                read = _names_read(node.value) & self._grown_names()
                 if read:
                     # ``self.layers = nn.ModuleList(model)``: the classes the local list was built from
                     built = self._built_lists(node.lineno)
@@ -541,19 +538,6 @@ class ScreenFacts:
         if self._grown is None:
             self._grown = frozenset(m.group(1) for m in _GROWN.finditer(self.text))
         return self._grown
-
-    def _may_read_grown(self, value: ast.expr) -> bool:
-        """Whether the lines of ``value`` write one of :meth:`_grown_names` (walking ``value`` for
-        the names it reads costs more than reading its text; a non-ASCII identifier is read in
-        its NFKC form, so such a text is walked)."""
-        grown = self._grown_names()
-        if not grown or not self._ascii:
-            return bool(grown)
-        newlines = self._newlines()
-        first, last = value.lineno, value.end_lineno or value.lineno
-        start = newlines[first - 2] + 1 if first >= 2 else 0
-        end = newlines[last - 1] if last <= len(newlines) else len(self.text)
-        return not grown.isdisjoint(_WORD.findall(self.text, start, end))
 
     def _built_lists(self, line: int) -> dict[str, list[tuple[int, set[str]]]]:
         """For the innermost function around ``line``: local name -> (line, classes called) of
@@ -981,11 +965,9 @@ def _within(spans: list[tuple[int, int]], starts: list[int], line: int) -> bool:
     return index >= 0 and spans[index][1] >= line
 
 
-def _writes_for(for_lines: list[int], first: int, last: int) -> bool:
-    """The word ``for`` is written on lines ``first`` to ``last`` (a comprehension may be there);
-    ``for_lines``: the sorted lines that write it."""
-    at = bisect_left(for_lines, first)
-    return at < len(for_lines) and for_lines[at] <= last
+def _writes_for(lines: list[str], first: int, last: int) -> bool:
+    """The word ``for`` is written on lines ``first`` to ``last`` (a comprehension may be there)."""
+    return any(has_word(lines[n - 1], "for") for n in range(first, min(last, len(lines)) + 1))
 
 
 def first_line(stmt: ast.stmt) -> int:
