@@ -95,7 +95,10 @@ def frame_refusal(func: cst.FunctionDef) -> str:
 
 
 def _in_same_frame(node: cst.CSTNode) -> bool:
-    """What is below ``node`` runs in its frame: not so in a lambda or a def (but for our own helpers)."""
+    """What is below ``node`` runs in its frame: not so in a lambda or a def (but for our own helpers).
+    Whitespace and punctuation hold no code: they are not entered."""
+    if type(node) in walk.TRIVIA:
+        return False
     if type(node) is cst.FunctionDef:
         return is_generated(node.name.value)
     return type(node) is not cst.Lambda

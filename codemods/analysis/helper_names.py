@@ -94,8 +94,10 @@ class RenumberHelpers(cst.CSTTransformer):
         return number if self.first <= number < self.end else None
 
     def visit_Module(self, node: cst.Module) -> Optional[bool]:
+        if self.end - self.first < 2:
+            return False  # one number at most, and it is ``first`` already: nothing to walk for
         seen: list[int] = []
-        for found in walk.descendants(node):
+        for found in walk.descendants(node, lambda inner: type(inner) not in walk.TRIVIA):
             if type(found) is cst.Name:
                 number = self._number(found.value)
                 if number is not None and number not in seen:

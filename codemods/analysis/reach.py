@@ -33,6 +33,8 @@ from typing import Literal, Mapping, Optional, Union
 
 import libcst as cst
 
+from codemods.fastcst import walk
+
 #: "compiled": only what compiled code reaches; "all": every function
 ReachMode = Literal["compiled", "all"]
 REACH_MODES: tuple[ReachMode, ...] = ("compiled", "all")
@@ -157,8 +159,23 @@ def key_last_name(key: str) -> str:
 
 # -- qualified names of a libcst tree ------------------------------------------------------
 
-_BLOCKS = (cst.If, cst.Else, cst.Try, cst.TryStar, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)
-_LOOPS = (cst.For, cst.While, cst.With)
+# Asked by type: isinstance of libcst's node classes is slow, and these walks ask it of every statement.
+_COMPOUND_CLASSES = (
+    cst.If,
+    cst.Else,
+    cst.Try,
+    cst.TryStar,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Finally,
+    cst.For,
+    cst.While,
+    cst.With,
+)
+_COMPOUND = walk.node_types(*_COMPOUND_CLASSES)
+_DEF = walk.node_types(cst.FunctionDef)
+_CLASS = walk.node_types(cst.ClassDef)
+_MATCH = walk.node_types(cst.Match)
 
 
 def unit_names(module: cst.Module) -> dict[int, tuple[str, cst.FunctionDef]]:
@@ -173,12 +190,14 @@ def unit_names(module: cst.Module) -> dict[int, tuple[str, cst.FunctionDef]]:
     stack: list[tuple[cst.CSTNode, str]] = [(stmt, "") for stmt in module.body]
     while stack:
         node, prefix = stack.pop()
-        if isinstance(node, cst.FunctionDef):
+        if type(node) in _DEF:
+            assert isinstance(node, cst.FunctionDef)
             qualname = prefix + node.name.value
             found[id(node)] = (qualname, node)
             for inner in _defs_inside(node.body):
                 found[id(inner)] = (qualname, node)
-        elif isinstance(node, cst.ClassDef):
+        elif type(node) in _CLASS:
+            assert isinstance(node, cst.ClassDef)
             stack.extend((stmt, f"{prefix}{node.name.value}.") for stmt in _statements(node.body))
         else:
             stack.extend((stmt, prefix) for stmt in _nested_statements(node))
@@ -192,10 +211,12 @@ def _statements(block: Union[cst.BaseSuite, cst.CSTNode]) -> list[cst.CSTNode]:
 
 def _nested_statements(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The statements directly inside the blocks of a compound statement (not a def or class)."""
-    if isinstance(node, cst.Match):
+    if type(node) in _MATCH:
+        assert isinstance(node, cst.Match)
         return [stmt for case in node.cases for stmt in _statements(case.body)]
-    if not isinstance(node, (*_BLOCKS, *_LOOPS)):
+    if type(node) not in _COMPOUND:
         return []
+    assert isinstance(node, _COMPOUND_CLASSES)
     parts: list[cst.CSTNode] = list(_statements(node.body))
     for name in ("orelse", "finalbody"):
         part = getattr(node, name, None)
@@ -211,10 +232,12 @@ def _defs_inside(block: cst.BaseSuite) -> list[cst.FunctionDef]:
     stack: list[cst.CSTNode] = list(_statements(block))
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.FunctionDef):
+        if type(node) in _DEF:
+            assert isinstance(node, cst.FunctionDef)
             found.append(node)
             stack.extend(_statements(node.body))
-        elif isinstance(node, cst.ClassDef):
+        elif type(node) in _CLASS:
+            assert isinstance(node, cst.ClassDef)
             stack.extend(_statements(node.body))
         else:
             stack.extend(_nested_statements(node))

@@ -61,7 +61,8 @@ from codemods.rules.base import Example, Prefilter
 from codemods.rules.loop_rule import LoopRule
 
 Replacement = Union[cst.BaseStatement, cst.FlattenSentinel[cst.BaseStatement]]
-_NOT_ENTERED = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.GeneratorExp)
+#: what the search for comprehensions does not go below (whitespace and punctuation hold none)
+_NOT_ENTERED = walk.node_types(cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.GeneratorExp) | walk.TRIVIA
 
 
 class HoistInvariant(LoopRule):

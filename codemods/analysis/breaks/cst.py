@@ -332,7 +332,8 @@ class _Collector(ScopeTracker):
                 # ``self.layers = nn.ModuleList(model)``: the classes the local list was built from
                 built = self._built_lists(self._func_stack[-1])
                 mentioned = _class_names_called(value, {**self._class_tables, **built})
-                mentioned.update(c for name in _names_read(value) for c in built.get(name, ()))
+                if built:
+                    mentioned.update(c for name in _names_read(value) for c in built.get(name, ()))
             if mentioned:
                 attrs = self.submodules.setdefault(self._class_stack[-1], {})
                 for attr in attrs_set:
@@ -860,8 +861,15 @@ _LIST_GROWERS = frozenset({"append", "extend", "insert"})
 
 def _names_read(node: cst.BaseExpression) -> set[str]:
     """Bare names an expression reads, not as the callee of a call (``nn.ModuleList(model)``: ``model``)."""
-    called = {id(c.func) for c in walk.descendants(node) if isinstance(c, cst.Call)}
-    return {n.value for n in walk.descendants(node) if isinstance(n, cst.Name) and id(n) not in called}
+    called: set[int] = set()
+    found: set[str] = set()
+    # A call comes before its callee in the walk: one walk knows which names are callees.
+    for inner in walk.descendants(node):
+        if isinstance(inner, cst.Call):
+            called.add(id(inner.func))
+        elif isinstance(inner, cst.Name) and id(inner) not in called:
+            found.add(inner.value)
+    return found
 
 
 def _class_names_called(node: cst.CSTNode, named: Mapping[str, set[str]]) -> set[str]:

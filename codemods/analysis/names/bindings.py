@@ -38,7 +38,8 @@ def module_bound_names(module: cst.Module) -> set[str]:
     definitions, parameters, ``as`` names, imports (``import a.b`` binds ``a``); ``*`` stands
     for a star import, which may bind any name."""
     found: set[str] = set()
-    for node in walk.descendants(module):
+    # whitespace and punctuation bind nothing
+    for node in walk.descendants(module, lambda node: type(node) not in walk.TRIVIA):
         kind = type(node)
         if kind in (cst.FunctionDef, cst.ClassDef):
             found.add(node.name.value)  # type: ignore[attr-defined]

@@ -49,6 +49,9 @@ from codemods.analysis.names.bindings import target_names
 from codemods.analysis.nodes import NESTED_SCOPES, dotted_name, self_attribute
 from codemods.fastcst import walk
 
+#: what holds none of a function's own code: nested scopes, whitespace and punctuation
+_NOT_OWN_CODE = NESTED_SCOPES | walk.TRIVIA
+
 TENSOR, OTHER, UNKNOWN = "tensor", "other", "unknown"
 
 #: ``torch.*`` callables whose result is not a tensor (``torch.equal`` answers a Python bool: the
@@ -112,6 +115,9 @@ _LITERALS = (
     cst.GeneratorExp,
     cst.Lambda,
 )
+_LITERAL_TYPES = walk.node_types(*_LITERALS)
+_NAME_TYPES = walk.node_types(cst.Name)
+_ATTRIBUTE_TYPES = walk.node_types(cst.Attribute)
 #: the nodes that bind names in a function's own code
 _BINDERS = walk.node_types(
     cst.Assign,
@@ -246,7 +252,7 @@ class TensorFacts:
         self._memo = {}
 
     def _own_nodes(self, root: cst.CSTNode) -> Iterable[cst.CSTNode]:
-        return walk.descendants(root, lambda node: type(node) not in NESTED_SCOPES)
+        return walk.descendants(root, lambda node: type(node) not in _NOT_OWN_CODE)
 
     def _settle(self) -> None:
         """The kind of every name the function binds, to a fixpoint."""
@@ -331,13 +337,17 @@ class TensorFacts:
         return found
 
     def _kind(self, expr: cst.BaseExpression) -> str:
-        if isinstance(expr, _LITERALS):
+        # The commonest kinds asked by type: isinstance of libcst's node classes is slow.
+        node_type = type(expr)
+        if node_type in _LITERAL_TYPES:
             return OTHER
-        if isinstance(expr, cst.Name):
+        if node_type in _NAME_TYPES:
+            assert isinstance(expr, cst.Name)
             if expr.value in ("True", "False", "None"):
                 return OTHER
             return self.kinds.get(expr.value, UNKNOWN)
-        if isinstance(expr, cst.Attribute):
+        if node_type in _ATTRIBUTE_TYPES:
+            assert isinstance(expr, cst.Attribute)
             if self._recorded_attributes and dotted_name(expr) in self._recorded_attributes:
                 return TENSOR
             base = self.kind(expr.value)
