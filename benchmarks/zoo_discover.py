@@ -377,9 +377,15 @@ def prepare(libraries: tuple[str, ...], package_root: str = "") -> list[Any]:
     import zoo_build
 
     model_run._ROOTS.update(zoo_build.LIBRARIES)
+    installed = []
     for name in libraries:
-        __import__(name)
-    return zoo_build.enumerate_entries(libraries)
+        try:
+            __import__(name)
+        except ImportError as exc:
+            print(f"zoo_discover: {name} does not import ({exc}): its models are left out", file=sys.stderr)
+        else:
+            installed.append(name)
+    return zoo_build.enumerate_entries(tuple(installed))
 
 
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
@@ -411,7 +417,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.task == "run" and "TORCH_TRACE" not in os.environ:
         # torch reads it when imported; each forked model opens its own log on its first compile
         os.environ["TORCH_TRACE"] = os.path.join(args.work, "traces", "open")
-    entries = prepare(tuple(args.libraries), args.package_root if args.task == "measure" else "")
+    # models named one by one need only their own libraries
+    libraries = sorted({key.partition(":")[0] for key in args.models}) if args.models else args.libraries
+    entries = prepare(tuple(libraries), args.package_root if args.task == "measure" else "")
     import zoo_build
 
     if args.task == "list":
