@@ -846,7 +846,6 @@ def torchvision_operators() -> Optional[Any]:
 
 def _nms(boxes: Any, scores: Any, iou_threshold: float) -> Any:
     """Indices of the boxes kept by greedy non-maximum suppression, by decreasing score."""
-    import numpy
     import torch
 
     order = scores.argsort(descending=True)
@@ -856,13 +855,13 @@ def _nms(boxes: Any, scores: Any, iou_threshold: float) -> Any:
         ranked[:, None, :2], ranked[None, :, :2]
     )
     inter = corners.clamp(min=0).prod(-1)
-    overlaps = (inter / (area[:, None] + area[None, :] - inter) > iou_threshold).numpy()
-    removed = numpy.zeros(len(order), dtype=bool)
+    overlaps = (inter / (area[:, None] + area[None, :] - inter) > iou_threshold).tolist()
+    removed = [False] * len(overlaps)
     keep = []
-    for rank in range(len(order)):
+    for rank, row in enumerate(overlaps):
         if not removed[rank]:
             keep.append(rank)
-            removed |= overlaps[rank]
+            removed = [gone or hit for gone, hit in zip(removed, row, strict=True)]
     return order[torch.tensor(keep, dtype=torch.long)]
 
 
