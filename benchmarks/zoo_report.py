@@ -253,7 +253,7 @@ def costs_nothing(row: dict[str, Any], frame_name: str, where: str) -> bool:
     if not firsts:
         return False
     ops = precision.inline_ops(os.path.join(precision.package_root(path), path))
-    return max(firsts) in ops and ops[max(firsts)] == 0
+    return ops.get(max(firsts)) == 0
 
 
 def label(gb_type: str, where: str, findings: list[dict[str, Any]], fixed_somewhere: bool) -> str:

@@ -33,7 +33,13 @@ from typing import Optional, Union
 
 from codemods.analysis.astnodes import dotted
 from codemods.analysis.catalogue import BOOL_FUNCTIONS, BOOL_METHODS, CONDITION_CALLS, TRACING_GUARDS
-from codemods.analysis.tensors.cst import METHOD_NON_TENSOR, TENSOR_ATTRIBUTES, TORCH_NON_TENSOR, names_a_tensor_type
+from codemods.analysis.tensors.cst import (
+    METHOD_NON_TENSOR,
+    TENSOR_ATTRIBUTES,
+    TORCH_NON_TENSOR,
+    names_a_tensor_type,
+    settle_bool_names,
+)
 
 Def = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 #: nodes whose insides are another scope, or not evaluated as the test itself
@@ -239,12 +245,7 @@ class TensorEvidence:
             for name, value in single.items()
             if bindings.get(name) == 1 and name not in params and self.is_tensor(value)
         }
-        found: set[str] = set()
-        while True:
-            new = {name for name, value in values.items() if name not in found and self._is_bool(value, found)}
-            if not new:
-                return frozenset(found)
-            found |= new
+        return settle_bool_names(values, self._is_bool)
 
     def _is_bool(self, expr: ast.expr, names: Iterable[str]) -> bool:
         if isinstance(expr, ast.Name):

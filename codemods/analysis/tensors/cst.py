@@ -38,7 +38,7 @@ of a submodule is its own frame).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Optional
 
 import libcst as cst
@@ -158,6 +158,18 @@ def function_key(name: str, cls: Optional[str]) -> str:
     """How a recorded run's evidence names a function: ``Class.method`` for a method, its own
     name otherwise (:mod:`codemods.analysis.tensors.recorded`)."""
     return f"{cls}.{name}" if cls else name
+
+
+def settle_bool_names(values: Mapping[str, Any], is_bool: Callable[[Any, Iterable[str]], bool]) -> frozenset[str]:
+    """The names bound once to a boolean tensor, settled to a fixed point: ``keep = ~drop`` is one when
+    ``drop = x > 0`` is (``values``: each name's value; ``is_bool``: the test given the names so far),
+    in either parser's nodes."""
+    found: set[str] = set()
+    while True:
+        new = {name for name, value in values.items() if name not in found and is_bool(value, found)}
+        if not new:
+            return frozenset(found)
+        found |= new
 
 
 def names_a_tensor_type(name: str) -> bool:
@@ -435,12 +447,7 @@ class TensorFacts:
             for name, node in self._single_assigns.items()
             if "\n" not in cst.Module([]).code_for_node(node) and self.kind(node.value) == TENSOR
         }
-        found: set[str] = set()
-        while True:
-            new = {name for name, value in values.items() if name not in found and self._is_bool(value, found)}
-            if not new:
-                return frozenset(found)
-            found |= new
+        return settle_bool_names(values, self._is_bool)
 
     def _is_bool(self, expr: cst.BaseExpression, names: Iterable[str]) -> bool:
         if isinstance(expr, cst.Name):
