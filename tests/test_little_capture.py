@@ -262,3 +262,42 @@ def test_measured_the_outline_of_a_block_holding_every_op_captures_nothing() -> 
         counts[name] = (stats.ops, stats.frames_skipped)
     assert counts["as written"] == (0, 1)
     assert counts["outlined"] == (0, 1)
+
+
+NESTED = (
+    "import torch\n"
+    "\n"
+    "class Postprocess(torch.nn.Module):\n"
+    "    def forward(self, class_logits, thresh: float = 0.5):\n"
+    "        detections = []\n"
+    "        for index in range(class_logits[0].shape[0]):\n"
+    "            scores = []\n"
+    "            for logits in class_logits:\n"
+    "                score = logits[index].sigmoid().flatten()\n"
+    "                score = score[score > thresh]\n"
+    "                scores.append(score.topk(min(2, score.shape[0])).values)\n"
+    "            detections.append(torch.cat(scores))\n"
+    "        return detections\n"
+)
+
+
+def test_an_inner_loop_is_left_when_the_loop_around_it_is() -> None:
+    outcome = transform_source(NESTED, "/project/post.py", Settings(select=("GBF002",), reach="all"))
+    outer, inner = sorted(outcome.findings, key=lambda f: f.line)
+    assert outcome.new_text is None
+    assert (outer.line, outer.fix) == (6, "none") and outer.note.startswith("too little to capture")
+    assert (inner.line, inner.fix, inner.applied) == (8, "none", False)
+    assert inner.note == (
+        "not rewritten: the loop around it at line 6 breaks too and stays as it is, "
+        "so Dynamo skips `forward` either way"
+    )
+
+
+def test_an_inner_loop_is_outlined_with_the_loop_around_it() -> None:
+    # work outside both loops: the outer loop's helper runs them, the inner loop's trips are compiled
+    doubled = "        class_logits = class_logits * 2\n        detections = []\n"
+    source = NESTED.replace("        detections = []\n", doubled)
+    source = source.replace("        return detections\n", "        return torch.stack(detections).relu()\n")
+    outcome = transform_source(source, "/project/post.py", Settings(select=("GBF002",), reach="all"))
+    assert all(f.fix == "safe" for f in outcome.findings), outcome.findings
+    assert outcome.new_text is not None and "_gbfix_loop_1()" in outcome.new_text

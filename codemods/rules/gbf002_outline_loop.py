@@ -110,6 +110,7 @@ Fix safety
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional, Sequence
 
 import libcst as cst
@@ -137,6 +138,7 @@ from codemods.analysis.per_iteration import (
 from codemods.analysis.scalar_index import int_indices
 from codemods.analysis.unroll import UnrollPlan, plan_unroll
 from codemods.fastcst import walk
+from codemods.fastcst.positions import LazyPositionProvider
 from codemods.rules.base import Example, Prefilter
 from codemods.rules.loop_rule import Loop, LoopRule
 
@@ -197,6 +199,8 @@ class OutlineLoop(LoopRule):
         super().visit_Module(node)
         #: the loops around the node being visited, each with the depth of ``self.functions`` it lies at
         self._open_loops: list[tuple[Loop, int]] = []
+        #: the loops rewritten so far: the depth of ``self.functions`` each lies at, and its finding's index
+        self._rewritten: list[tuple[int, int]] = []
 
     def visit_For(self, node: cst.For) -> None:
         self._open_loops.append((node, len(self.functions)))
@@ -231,24 +235,19 @@ class OutlineLoop(LoopRule):
         message = self.describe_break(func, sites)
         nothing = self.nothing_to_capture(func)
         if nothing:
-            self.report(original, message, "none", note=nothing)
-            return updated
+            return self._left_as_is(original, updated, message, nothing)
         host = self._host_work(original, func) or self.host_results_note(original, func, sites)
         smaller = "" if host else self.smaller_fix_note(original, sites)
         if smaller:
-            self.report(original, message, "none", note=smaller)
-            return updated
+            return self._left_as_is(original, updated, message, smaller)
         if host:
-            self.report(original, message, "none", note=host)
-            return updated
+            return self._left_as_is(original, updated, message, host)
         whole = not self._body_ops(original, func)
         little = self._little_to_capture(original, func, "the loop holds no tensor op of its own") if whole else ""
         if little:
-            self.report(original, message, "none", note=little)
-            return updated
+            return self._left_as_is(original, updated, message, little)
         if isinstance(plan, OutlineRefusal):
-            self.report(original, message, "none", note=f"not outlined: {plan.reason}")
-            return updated
+            return self._left_as_is(original, updated, message, f"not outlined: {plan.reason}")
         inner_steps: list[cst.FunctionDef] = []
         moved = updated
         inlined = inline_inner_drivers(updated)
@@ -265,15 +264,12 @@ class OutlineLoop(LoopRule):
                 # The loop helper would recompile too: its resume function after the break sees the
                 # list one longer on every trip (measured in golden GBF002/grown_list_read_per_trip).
                 grown = step_plan.grown_read[0]
-                self.report(
-                    original,
-                    message,
-                    "none",
-                    note=f"not outlined: each trip reads `{grown}` whole as it grows, so a helper's frame would "
+                note = (
+                    f"not outlined: each trip reads `{grown}` whole as it grows, so a helper's frame would "
                     "be compiled again on every trip until Dynamo's recompile limit, after which it and what it "
-                    "calls run eagerly",
+                    "calls run eagerly"
                 )
-                return updated
+                return self._left_as_is(original, updated, message, note)
             if step_plan.driver_declare or (inner_steps and not head):
                 # A name carried from trip to trip that nothing binds before the loop could cross
                 # from one call to the next only through a declaration without a value; a body that
@@ -288,24 +284,22 @@ class OutlineLoop(LoopRule):
                 )
                 little = self._little_to_capture(original, func, why)
                 if little:
-                    self.report(original, message, "none", note=little)
-                    return updated
+                    return self._left_as_is(original, updated, message, little)
         split = self._breaks_at_its_call(original, func, head) if step_plan is not None else ""
         if split:
             # the loop helper alone still lets the function around the loop compile
             step_plan = None
             little = self._little_to_capture(original, func, split)
             if little:
-                self.report(original, message, "none", note=little)
-                return updated
+                return self._left_as_is(original, updated, message, little)
         crowded = too_many_shared(plan.nonlocals, "the loop") or (
             too_many_shared(step_plan.nonlocals, "each trip") if step_plan is not None else ""
         )
         if crowded:
-            self.report(original, message, "none", note=crowded)
-            return updated
+            return self._left_as_is(original, updated, message, crowded)
         if not self.report(original, message, "safe"):
             return updated
+        self._rewritten.append((len(self.functions), len(self.findings) - 1))
         driver = self.names.fresh("loop", _loop_hint(original))
         if step_plan is None:
             # Nothing of the body's own would run in a graph (or it cannot run per trip): the calls
@@ -319,6 +313,37 @@ class OutlineLoop(LoopRule):
         function, loop = build_step(moved, step_plan, step, step.rsplit("_", 1)[1], kept)
         prelude = [function, *inner_steps]
         return cst.FlattenSentinel(build_outline(loop, plan, driver, prelude))
+
+    def _left_as_is(self, original: Loop, updated: Loop, message: str, note: str) -> Loop:
+        """Report ``original`` with no fix, and undo the rewrite of the loops inside it.
+
+        A loop left as it is still holds the call of an inner loop's helper,
+        which breaks: Dynamo skips the function whatever became of the inner
+        loop, and the helper's frames only add guards and recompiles (measured
+        on torch 2.13: torchvision's RetinaNet ``postprocess_detections``, whose
+        loop over levels sits in a loop over images, went from 1 skipped frame
+        to 3 and from 89% to 83% coverage, its per-level frame hitting the
+        recompile limit).
+        """
+        self.report(original, message, "none", note=note)
+        span = self.get_metadata(LazyPositionProvider, original)
+        func = self.enclosing
+        depth = len(self.functions)
+        inside = [
+            index
+            for at, index in self._rewritten
+            if at == depth and span.start.line < self.findings[index].line <= span.end.line
+        ]
+        if not inside or func is None:
+            return updated
+        why = (
+            f"not rewritten: the loop around it at line {span.start.line} breaks too and stays as it is, "
+            f"so Dynamo skips `{func.name.value}` either way"
+        )
+        for index in inside:
+            self.findings[index] = replace(self.findings[index], fix="none", applied=False, note=why)
+        self._rewritten = [entry for entry in self._rewritten if entry[1] not in inside]
+        return original
 
     def _steps_fit(self, inlined: tuple[Loop, list[cst.FunctionDef]], plan: OutlinePlan) -> bool:
         """Whether every name the inner per-trip functions share is bound by this loop's driver (its

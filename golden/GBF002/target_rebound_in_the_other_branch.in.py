@@ -13,9 +13,9 @@ def decode(codes: torch.Tensor, pad: int):
     else:
         decoded = []
         for i, frame in enumerate(codes):
+            print("frame", i)
             if i == codes.shape[0] - 1 and pad > 0:
                 frame = frame[..., :-pad]
-            print("frame", i)
             decoded.append(frame.cos() * 2)
         out = torch.cat(decoded, -1)
     return out

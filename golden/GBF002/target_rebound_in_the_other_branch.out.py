@@ -17,10 +17,10 @@ def decode(codes: torch.Tensor, pad: int):
             def _gbfix_step_2(i, frame):
                 if i == codes.shape[0] - 1 and pad > 0:
                     frame = frame[..., :-pad]
-                print("frame", i)
                 return frame.cos() * 2
 
             for i, frame in enumerate(codes):
+                print("frame", i)
                 decoded.append(_gbfix_step_2(i, frame))
 
         _gbfix_codes_loop_1()

@@ -242,6 +242,8 @@ class TensorFacts:
         self._bool_names: Optional[frozenset[str]] = None
         #: node id -> kind, once the names' kinds are settled (a kind is asked of every sub-expression)
         self._memo: Optional[dict[int, str]] = None
+        #: ids of the rows a loop binds (``iterable[0]``, made by :meth:`_item_of`)
+        self._rows: set[int] = set()
         params = func.params
         for index, param in enumerate((*params.posonly_params, *params.params, *params.kwonly_params)):
             kind = _annotation_kind(param.annotation)
@@ -290,7 +292,7 @@ class TensorFacts:
                 bindings.append((target_names(node.target), cst.BinaryOperation(node.target, cst.Add(), node.value)))
             elif node_type is cst.For or node_type is cst.CompFor:
                 assert isinstance(node, (cst.For, cst.CompFor))
-                bindings.append((target_names(node.target), self._item_of(node.iter)))
+                bindings.extend(self._loop_bindings(node.target, node.iter))
             elif node_type is cst.NamedExpr:
                 assert isinstance(node, cst.NamedExpr)
                 bindings.append((target_names(node.target), node.value))
@@ -328,15 +330,43 @@ class TensorFacts:
             if not changed:
                 break
 
+    def _loop_bindings(
+        self, target: cst.BaseExpression, iterable: cst.BaseExpression
+    ) -> list[tuple[list[str], Optional[cst.BaseExpression]]]:
+        """What a loop's target names are bound to, position by position over ``zip`` and
+        ``enumerate`` (``for scores, anchors in zip(pred_scores, image_anchors)``)."""
+        if isinstance(iterable, cst.Call) and isinstance(target, (cst.Tuple, cst.List)):
+            name = dotted_name(iterable.func)
+            args = iterable.args
+            elements = target.elements
+            plain = not any(arg.keyword or arg.star for arg in args) and not any(
+                isinstance(element, cst.StarredElement) for element in elements
+            )
+            if plain and name == "zip" and len(args) == len(elements):
+                pairs = zip(elements, args, strict=True)
+                return [(target_names(element.value), self._item_of(arg.value)) for element, arg in pairs]
+            if plain and name == "enumerate" and len(args) == 1 and len(elements) == 2:
+                return [
+                    (target_names(elements[0].value), cst.Integer("0")),
+                    (target_names(elements[1].value), self._item_of(args[0].value)),
+                ]
+        return [(target_names(target), self._item_of(iterable))]
+
     def _item_of(self, iterable: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-        """What a loop over ``iterable`` binds: an int over ``range``, a row of a tensor."""
+        """What a loop over ``iterable`` binds: an int over ``range``, a row of a tensor.
+
+        The row is an expression (``iterable[0]``) whose kind is settled with the names': the
+        iterable may be a name the function binds from a tensor further up (``pred_scores =
+        F.softmax(logits)``), whose kind is not known yet when the loops are read."""
         name = dotted_name(iterable.func) if isinstance(iterable, cst.Call) else None
         if name == "range":
             return cst.Integer("0")
         source = dotted_name(iterable)
         if source and source.startswith("self.") and source[5:] in self.submodules:
             return None  # submodules (their calls are frames of their own)
-        return iterable if self.kind(iterable) == TENSOR else None
+        row = cst.Subscript(value=iterable, slice=[cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+        self._rows.add(id(row))
+        return row
 
     # -- kinds -------------------------------------------------------------------------
     def kind(self, expr: cst.BaseExpression) -> str:
@@ -370,6 +400,8 @@ class TensorFacts:
             return UNKNOWN
         if isinstance(expr, cst.Subscript):
             base = self.kind(expr.value)
+            if id(expr) in self._rows:
+                return TENSOR if base == TENSOR else UNKNOWN  # an item of a list, a tuple: anything
             return base if base != UNKNOWN else UNKNOWN
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.left, _STRINGS):
             return OTHER  # ``"%d" % n``: string formatting
