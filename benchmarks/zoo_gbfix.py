@@ -21,6 +21,8 @@ skipped frame, and per mode:
    eager output exactly.
 
 A run resumes: a patch measured before (in either mode) keeps the models it measured.
+A model whose files the trace-mode patch rewrites as the static one does runs
+the same code in both modes, and is measured once.
 ``results/zoo.jsonl`` gets one line per model, ``zoo_report.py`` renders it.
 """
 
@@ -142,9 +144,39 @@ def rewrite(mode: str, rows: list[dict[str, Any]], work: str, results: str, time
     with open(patch_path, "w", encoding="utf-8") as handle:
         handle.write(proc.stdout)
     info["patch_sha"] = hashlib.sha1(proc.stdout.encode()).hexdigest()[:12]
+    info["patch"] = proc.stdout
     info["changed_files"] = realworld.changed_files(proc.stdout)
     copy.apply(proc.stdout)
     return info
+
+
+def per_file(patch: str) -> dict[str, str]:
+    """A unified diff split by the file it changes (paths as the models' ``files`` name them)."""
+    chunks: dict[str, list[str]] = {}
+    current: Optional[list[str]] = None
+    for line in patch.splitlines(keepends=True):
+        if line.startswith("diff --git a/"):
+            current = chunks.setdefault(line[len("diff --git a/") :].split(" b/", 1)[0], [])
+        if current is not None:
+            current.append(line)
+    return {path: "".join(lines) for path, lines in chunks.items()}
+
+
+def same_rewrite(
+    rows: list[dict[str, Any]],
+    patches: dict[str, str],
+    earlier: Optional[tuple[dict[str, str], dict[str, dict[str, Any]]]],
+) -> dict[str, dict[str, Any]]:
+    """The earlier mode's measurement of each model whose every file is rewritten (or left) alike in
+    both modes: it runs the same code, so measuring it again would only repeat the figures."""
+    if earlier is None:
+        return {}
+    before, measured = earlier
+    return {
+        key(row): measured[key(row)]
+        for row in rows
+        if key(row) in measured and all(before.get(path) == patches.get(path) for path in row.get("files", []))
+    }
 
 
 def trace_dir(rows: list[dict[str, Any]], work: str, into: str = "") -> str:
@@ -305,14 +337,23 @@ def main(argv: Optional[list[str]] = None) -> int:
     after: dict[str, dict[str, dict[str, Any]]] = {}
     runs = []
     found: dict[str, list[dict[str, Any]]] = {}
+    earlier: Optional[tuple[dict[str, str], dict[str, dict[str, Any]]]] = None
     for mode in modes:
         info = rewrite(mode, rows, args.work, args.results, args.gbfix_timeout)
         print(f"{mode}: gbfix {info['gbfix_s']}s over {info['files']} files: {info['summary']}", file=sys.stderr)
         measured_started = time.perf_counter()
-        measured = [] if "error" in info else measure(mode, rows, info, args.work, args.jobs, args.timeout)
+        patches = per_file(info.get("patch", ""))
+        same = same_rewrite(rows, patches, earlier)
+        if same:
+            print(f"{mode}: {len(same)} models run no file this mode rewrites otherwise", file=sys.stderr)
+        todo = [row for row in rows if key(row) not in same]
+        measured = [] if "error" in info or not todo else measure(mode, todo, info, args.work, args.jobs, args.timeout)
         info["measure_s"] = round(time.perf_counter() - measured_started, 1)
-        after[mode] = {key(row): row for row in measured}
-        runs.append({k: v for k, v in info.items() if k != "root"})
+        info["measured"], info["reused"] = len(todo), len(same)
+        after[mode] = {**same, **{key(row): row for row in measured}}
+        if "error" not in info:
+            earlier = (patches, after[mode])
+        runs.append({k: v for k, v in info.items() if k not in ("root", "patch")})
         if not args.no_scan:
             found[mode] = scan(mode, rows, args.work, args.gbfix_timeout)
     out = args.out or os.path.join(args.results, "zoo-sample.jsonl" if args.sample else "zoo.jsonl")

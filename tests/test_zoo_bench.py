@@ -360,3 +360,24 @@ def test_a_diffusers_model_runs_on_the_first_layout_it_accepts() -> None:
     assert built.kwargs["hidden_states"].dim() == 3
     assert built.kwargs["img_ids"].shape[0] == built.kwargs["hidden_states"].shape[1]
     built.fn(**built.kwargs)
+
+
+def _diff(path: str, line: str) -> str:
+    return f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-x\n+{line}\n"
+
+
+def test_a_model_whose_files_both_modes_rewrite_alike_is_measured_once() -> None:
+    static = _diff("pkg/a.py", "y") + _diff("pkg/b.py", "y")
+    trace = _diff("pkg/a.py", "y") + _diff("pkg/b.py", "z") + _diff("pkg/c.py", "y")
+    assert list(zoo_gbfix.per_file(trace)) == ["pkg/a.py", "pkg/b.py", "pkg/c.py"]
+    assert zoo_gbfix.per_file(trace)["pkg/b.py"] == _diff("pkg/b.py", "z")
+    rows = [
+        {"library": "pkg", "model": "OnlyA", "files": ["pkg/a.py", "pkg/d.py"]},
+        {"library": "pkg", "model": "UsesB", "files": ["pkg/a.py", "pkg/b.py"]},
+        {"library": "pkg", "model": "UsesC", "files": ["pkg/c.py"]},
+        {"library": "pkg", "model": "NotMeasured", "files": ["pkg/d.py"]},
+    ]
+    measured = {f"pkg:{name}": {"model": name, "skipped": 1} for name in ("OnlyA", "UsesB", "UsesC")}
+    same = zoo_gbfix.same_rewrite(rows, zoo_gbfix.per_file(trace), (zoo_gbfix.per_file(static), measured))
+    assert same == {"pkg:OnlyA": measured["pkg:OnlyA"]}
+    assert zoo_gbfix.same_rewrite(rows, zoo_gbfix.per_file(trace), None) == {}
