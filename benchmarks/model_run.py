@@ -72,6 +72,12 @@ HELPER_PREFIX = "_gbfix_"
 RESUME_PREFIX = "torch_dynamo_resume_in_"
 
 
+def is_helper(frame: str) -> bool:
+    """Whether a frame is a gbfix helper, or Dynamo's resume function of one
+    (``torch_dynamo_resume_in__gbfix_loop_1_at_248``)."""
+    return frame.startswith(HELPER_PREFIX) or frame.startswith(RESUME_PREFIX + HELPER_PREFIX)
+
+
 # -- which copy of the package is imported -------------------------------------------
 
 _ADDED_ROOTS: list[str] = []
@@ -254,7 +260,7 @@ class Counts:
             "skipped": len(whole) + len(partial),
             "skipped_whole": whole,
             "skipped_partial": partial,
-            "skipped_helpers": sum(n.startswith(HELPER_PREFIX) for n in names),
+            "skipped_helpers": sum(is_helper(n) for n in names),
             "skipped_resume_fns": sum(n.startswith(RESUME_PREFIX) for n in names),
             "skip_causes": [
                 f"{b.frame} [{b.kind}]: {b.gb_type} @ {b.where}" for b in self.breaks if b.kind != "resumed"

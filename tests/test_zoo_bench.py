@@ -13,6 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "benchmarks")
 sys.path.insert(0, BENCH)
 
+import model_run  # noqa: E402
 import zoo_build  # noqa: E402
 import zoo_discover  # noqa: E402
 import zoo_gbfix  # noqa: E402
@@ -381,3 +382,10 @@ def test_a_model_whose_files_both_modes_rewrite_alike_is_measured_once() -> None
     same = zoo_gbfix.same_rewrite(rows, zoo_gbfix.per_file(trace), (zoo_gbfix.per_file(static), measured))
     assert same == {"pkg:OnlyA": measured["pkg:OnlyA"]}
     assert zoo_gbfix.same_rewrite(rows, zoo_gbfix.per_file(trace), None) == {}
+
+
+def test_a_resume_function_of_a_helper_counts_as_a_helper() -> None:
+    assert model_run.is_helper("_gbfix_loop_1")
+    assert model_run.is_helper("torch_dynamo_resume_in__gbfix_loop_1_at_248")
+    assert not model_run.is_helper("torch_dynamo_resume_in_forward_at_349")
+    assert not model_run.is_helper("forward")

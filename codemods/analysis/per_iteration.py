@@ -73,7 +73,15 @@ from codemods.analysis.names.bindings import (
     name_use,
     target_names,
 )
-from codemods.analysis.nodes import NESTED_SCOPES, OwnScopeOnly, as_element, block_indent, body_statements, contains
+from codemods.analysis.nodes import (
+    NESTED_SCOPES,
+    OwnScopeOnly,
+    as_element,
+    block_indent,
+    body_statements,
+    contains,
+    dotted_name,
+)
 from codemods.analysis.outline import OutlinePlan
 from codemods.fastcst import walk
 
@@ -99,6 +107,9 @@ class StepPlan:
     #: lists the body grows and also reads whole (:func:`grown_and_read`): a per-trip function would
     #: be compiled again on every trip
     grown_read: list[str] = field(default_factory=list)
+    #: ints that change every trip and index a store in the body (:func:`stored_at_trip_ints`): the
+    #: function would be compiled again for every value
+    pinned: list[str] = field(default_factory=list)
 
 
 def plan_step(loop: Loop, outline: OutlinePlan, head: int = 0) -> StepPlan:
@@ -145,6 +156,7 @@ def plan_step(loop: Loop, outline: OutlinePlan, head: int = 0) -> StepPlan:
             plan.driver_declare.append(name)
     plan.nonlocals.sort()
     plan.grown_read = grown_and_read(body)
+    plan.pinned = stored_at_trip_ints(loop, head, plan.params)
     return plan
 
 
@@ -191,6 +203,87 @@ class _GrownAndRead(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         if id(node) not in self.growing:
             self.read.add(node.value)
+
+
+#: calls whose result is a Python number read per trip (``int(w.item())``, ``len(boxes)``)
+_NUMBER_CALLS = frozenset({"int", "round", "len"})
+
+
+def stored_at_trip_ints(loop: Loop, head: int, params: Sequence[str]) -> list[str]:
+    """Parameters of the per-trip function that hold a Python int new on every trip (the
+    counter of ``range`` or ``enumerate``, a number the eager head reads: ``int(t.item())``,
+    ``len(x)``) and index a store in the function (``xy_preds[i, 0, :] = x``).
+
+    Dynamo keeps such an int symbolic when it only reads through it, but an
+    index of a store pins it to its value: the function is compiled again on
+    every trip until the recompile limit, after which it runs eagerly
+    (measured on torch 2.13: torchvision's keypoint decoding, a loop over
+    regions that writes ``xy_preds[i, 0, :]``, recompiled its per-trip
+    function on each trip with guards ``i == 2``, ``i == 3``, ...).
+    """
+    statements = body_statements(loop.body)
+    numbers: set[str] = set()
+    if isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call):
+        counter = dotted_name(loop.iter.func)
+        if counter == "range":
+            numbers.update(target_names(loop.target))
+        elif counter == "enumerate" and isinstance(loop.target, cst.Tuple) and loop.target.elements:
+            numbers.update(target_names(loop.target.elements[0].value))
+    for statement in statements[:head]:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Assign) and _reads_a_number(small.value):
+                for target in small.targets:
+                    numbers.update(target_names(target.target))
+    candidates = numbers & set(params)
+    if not candidates:
+        return []
+    finder = _StoreIndices()
+    for statement in statements[head:]:
+        statement.visit(finder)
+    return sorted(candidates & finder.names)
+
+
+def _reads_a_number(value: cst.BaseExpression) -> bool:
+    if not isinstance(value, cst.Call):
+        return False
+    name = dotted_name(value.func)
+    if name in _NUMBER_CALLS:
+        return True
+    return isinstance(value.func, cst.Attribute) and value.func.attr.value == "item"
+
+
+class _StoreIndices(OwnScopeOnly, cst.CSTVisitor):
+    """The names read in the index of a subscript that is stored to, augmented or deleted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def _targets(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Subscript):
+            for index in target.slice:
+                self.names.update(_names_in(index))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for item in target.elements:
+                self._targets(item.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._targets(target.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._targets(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._targets(node.target)
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    """The plain names anywhere in ``node``."""
+    return {found.value for found in walk.descendants(node) if isinstance(found, cst.Name)}
 
 
 def eager_head(

@@ -199,7 +199,7 @@ class OutlineLoop(LoopRule):
         super().visit_Module(node)
         #: the loops around the node being visited, each with the depth of ``self.functions`` it lies at
         self._open_loops: list[tuple[Loop, int]] = []
-        #: the loops rewritten so far: the depth of ``self.functions`` each lies at, and its finding's index
+        #: the loops given a fix so far: the depth of ``self.functions`` each lies at, and its finding's index
         self._rewritten: list[tuple[int, int]] = []
 
     def visit_For(self, node: cst.For) -> None:
@@ -270,7 +270,17 @@ class OutlineLoop(LoopRule):
                     "calls run eagerly"
                 )
                 return self._left_as_is(original, updated, message, note)
-            if step_plan.driver_declare or (inner_steps and not head):
+            if step_plan.pinned:
+                # Outlined whole, the trips run eagerly in the loop helper, compiled once per call;
+                # a per-trip function would be compiled once per trip, then run eagerly anyway.
+                why = (
+                    f"each trip's `{step_plan.pinned[0]}` indexes a store, which pins a per-trip function to its value"
+                )
+                step_plan = None
+                little = self._little_to_capture(original, func, why)
+                if little:
+                    return self._left_as_is(original, updated, message, little)
+            elif step_plan.driver_declare or (inner_steps and not head):
                 # A name carried from trip to trip that nothing binds before the loop could cross
                 # from one call to the next only through a declaration without a value; a body that
                 # runs an inner loop's trips would break in a loop again: the loop helper runs the
@@ -297,9 +307,13 @@ class OutlineLoop(LoopRule):
         )
         if crowded:
             return self._left_as_is(original, updated, message, crowded)
-        if not self.report(original, message, "safe"):
+        reported = len(self.findings)
+        applied = self.report(original, message, "safe")
+        if len(self.findings) > reported:
+            # what scan says must be what apply does: a fix undone later is undone in both
+            self._rewritten.append((len(self.functions), reported))
+        if not applied:
             return updated
-        self._rewritten.append((len(self.functions), len(self.findings) - 1))
         driver = self.names.fresh("loop", _loop_hint(original))
         if step_plan is None:
             # Nothing of the body's own would run in a graph (or it cannot run per trip): the calls
