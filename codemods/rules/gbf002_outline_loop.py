@@ -307,6 +307,9 @@ class OutlineLoop(LoopRule):
         )
         if crowded:
             return self._left_as_is(original, updated, message, crowded)
+        lone = self._one_op(func)
+        if lone:
+            return self._left_as_is(original, updated, message, lone)
         reported = len(self.findings)
         applied = self.report(original, message, "safe")
         if len(self.findings) > reported:
@@ -327,6 +330,21 @@ class OutlineLoop(LoopRule):
         function, loop = build_step(moved, step_plan, step, step.rsplit("_", 1)[1], kept)
         prelude = [function, *inner_steps]
         return cst.FlattenSentinel(build_outline(loop, plan, driver, prelude))
+
+    def _one_op(self, func: cst.FunctionDef) -> str:
+        """Why a function with a single tensor op of its own is not worth a rewrite, or "".
+
+        The most any rewrite brings into a graph is that op, for a loop helper
+        and a frame per trip or per call that Dynamo guards and resumes (a beam
+        search's per-hypothesis loop of Python floats and ints, torchaudio's
+        ``_gen_a_hypos``, hit the recompile limit once its trips were a function).
+        """
+        if self.inline_ops(func) != 1:
+            return ""
+        return (
+            f"too little to capture: `{func.name.value}` runs 1 inline tensor op of its own, "
+            "not worth a loop helper and the frames Dynamo guards and resumes"
+        )
 
     def _left_as_is(self, original: Loop, updated: Loop, message: str, note: str) -> Loop:
         """Report ``original`` with no fix, and undo the rewrite of the loops inside it.
