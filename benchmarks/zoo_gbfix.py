@@ -8,7 +8,7 @@
 It reads the discovery (``zoo_discover.py run``), takes the models with a
 skipped frame, and per mode:
 
-1. copies the installed packages the models run (transformers, diffusers, timm, torchvision) once;
+1. copies the installed packages the models run (transformers, diffusers, timm, torchvision, torchaudio) once;
 2. runs ``gbfix apply --dry-run`` over the union of the files those models
    execute (with ``--trace DIR`` holding every one of their recorded compiles
    in trace mode), keeps the patch as ``results/zoo-diffs/<mode>.patch`` and
