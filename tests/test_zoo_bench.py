@@ -430,3 +430,19 @@ def test_every_torchaudio_entry_builds() -> None:
         except Exception as exc:  # noqa: BLE001 - each failure is named in the assertion
             failed.append(f"{entry.name}: {exc}")
     assert len(entries) > 25 and not failed
+
+
+@pytest.mark.torch_run
+def test_discovery_of_a_torchaudio_decoding_method_records_its_skip_and_the_library_version(tmp_path) -> None:
+    _torchaudio_models()
+    out = tmp_path / "d.jsonl"
+    command = [sys.executable, os.path.join(BENCH, "zoo_discover.py"), "run", "--out", str(out)]
+    command += ["--models", "torchaudio:Tacotron2.infer", "--work", str(tmp_path / "work")]
+    subprocess.run(command, check=True, capture_output=True, timeout=600)
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    # the decoder loop breaks (its LSTM cell and the stop test): the frame that runs it is skipped
+    assert row["skipped"] >= 1 and any("tacotron2.py" in cause for cause in row["skip_causes"])
+    assert row["compiled_vs_eager"] is None
+    assert row["files"] == ["torchaudio/models/tacotron2.py"]
+    assert (tmp_path / "work" / "refs" / "torchaudio--Tacotron2.infer.pt").exists()
+    assert row["versions"]["torchaudio"] != "not installed"
