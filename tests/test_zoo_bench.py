@@ -446,3 +446,9 @@ def test_discovery_of_a_torchaudio_decoding_method_records_its_skip_and_the_libr
     assert row["files"] == ["torchaudio/models/tacotron2.py"]
     assert (tmp_path / "work" / "refs" / "torchaudio--Tacotron2.infer.pt").exists()
     assert row["versions"]["torchaudio"] != "not installed"
+
+
+def test_models_of_a_library_not_installed_are_left_out_of_the_measurement(capsys) -> None:
+    rows = [{"library": "json", "model": "a"}, {"library": "no_such_model_library", "model": "b"}]
+    assert zoo_gbfix.installed(rows) == [{"library": "json", "model": "a"}]
+    assert "no_such_model_library not installed" in capsys.readouterr().err
