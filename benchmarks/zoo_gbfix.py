@@ -89,7 +89,7 @@ def installed(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     libraries = {row["library"] for row in rows}
     missing = sorted(name for name in libraries if importlib.util.find_spec(name) is None)
     if missing:
-        print(f"zoo_gbfix: {', '.join(missing)} not installed: its models are left out", file=sys.stderr)
+        print(f"zoo_gbfix: {', '.join(missing)} not installed: the models of each are left out", file=sys.stderr)
     return [row for row in rows if row["library"] not in missing]
 
 
