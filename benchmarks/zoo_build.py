@@ -1,4 +1,4 @@
-"""Every model class of transformers, diffusers, timm and torchvision, built generically: tiny, random, with inputs.
+"""Every model class of transformers, diffusers, timm, torchvision and torchaudio, built: tiny, random, with inputs.
 
 ``zoo.py`` holds twenty models built by hand; this module builds any model
 class of a library from its config class alone, so the whole-zoo benchmark
@@ -15,7 +15,9 @@ forward's parameters and the config: token ids, pixel values, audio, latents
 and timesteps. torchvision's builders take their size settings as keywords
 (classes, detection image sizes) and their smallest input from the weights'
 metadata; detection models get a list of two images of different sizes,
-optical flow two frames.
+optical flow two frames. torchaudio's models are listed and built by
+``zoo_torchaudio.py``: every factory and class, from a table of tiny sizes,
+and the inference methods that hold a decoding loop as entries of their own.
 """
 
 from __future__ import annotations
@@ -28,9 +30,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Optional
 
+import zoo_torchaudio
 from zoo import Built
 
-LIBRARIES = ("transformers", "diffusers", "timm", "torchvision")
+LIBRARIES = ("transformers", "diffusers", "timm", "torchvision", "torchaudio")
 
 #: the version of the generic builder a discovery row was made by (``builder`` in the row); raised when a
 #: change alters what some models run, with ``changed_since`` naming the models it alters
@@ -865,17 +868,28 @@ def _nms(boxes: Any, scores: Any, iou_threshold: float) -> Any:
     return order[torch.tensor(keep, dtype=torch.long)]
 
 
+def torchaudio_entries() -> list[Entry]:
+    """Every named factory of ``torchaudio.models``, each class no factory builds, and each decoding method."""
+    return [Entry("torchaudio", name, origin) for name, origin in zoo_torchaudio.entries()]
+
+
+def build_torchaudio(entry: Entry, device: str) -> Built:
+    return zoo_torchaudio.build(entry.name, device)
+
+
 ENUMERATORS = {
     "transformers": transformers_entries,
     "diffusers": diffusers_entries,
     "timm": timm_entries,
     "torchvision": torchvision_entries,
+    "torchaudio": torchaudio_entries,
 }
 BUILDERS = {
     "transformers": build_transformers,
     "diffusers": build_diffusers,
     "timm": build_timm,
     "torchvision": build_torchvision,
+    "torchaudio": build_torchaudio,
 }
 
 

@@ -1,4 +1,4 @@
-"""The whole zoo, discovered: every model of transformers, diffusers, timm and torchvision, built, run, counted.
+"""The whole zoo, discovered: every model of five model libraries, built, run, counted.
 
     python benchmarks/zoo_discover.py list                      # the classes, one per line
     python benchmarks/zoo_discover.py run --jobs 1              # resumes from results/zoo-discovery.jsonl
@@ -48,6 +48,8 @@ DEFAULT_OUT = os.path.join(HERE, "results", "zoo-discovery.jsonl")
 #: address space a model process may use (torch maps a few GB of it before any model is built)
 MEMORY_LIMIT = 12 * 2**30
 DEFAULT_WORK = os.path.join(os.environ.get("TMPDIR", "/tmp"), "gbfix-zoo")
+#: the model libraries run by default (``zoo_build`` enumerates and builds each); one that does not import is left out
+LIBRARIES = ("transformers", "diffusers", "timm", "torchvision", "torchaudio")
 
 
 def versions() -> dict[str, str]:
@@ -55,7 +57,7 @@ def versions() -> dict[str, str]:
     from importlib import metadata
 
     found = {}
-    for name in ("torch", "transformers", "diffusers", "timm", "torchvision"):
+    for name in ("torch", "transformers", "diffusers", "timm", "torchvision", "torchaudio"):
         try:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -391,7 +393,9 @@ def prepare(libraries: tuple[str, ...], package_root: str = "") -> list[Any]:
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("task", choices=("list", "run", "measure"))
-    parser.add_argument("--libraries", nargs="+", default=["transformers", "diffusers", "timm", "torchvision"])
+    parser.add_argument(
+        "--libraries", nargs="+", default=["transformers", "diffusers", "timm", "torchvision", "torchaudio"]
+    )
     parser.add_argument("--models", nargs="+", metavar="LIB:CLASS", help="only these (as the results name them)")
     parser.add_argument("--first", nargs="+", default=[], metavar="LIB:CLASS", help="run these before the others")
     parser.add_argument("--shard", default="", help="K/N: the K-th of N shares")

@@ -8,7 +8,7 @@
 It reads the discovery (``zoo_discover.py run``), takes the models with a
 skipped frame, and per mode:
 
-1. copies the installed packages the models run (transformers, diffusers, timm, torchvision) once;
+1. copies the installed packages the models run (transformers, diffusers, timm, torchvision, torchaudio) once;
 2. runs ``gbfix apply --dry-run`` over the union of the files those models
    execute (with ``--trace DIR`` holding every one of their recorded compiles
    in trace mode), keeps the patch as ``results/zoo-diffs/<mode>.patch`` and
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
 import json
 import os
 import random
@@ -83,6 +84,15 @@ def skipping(rows: list[dict[str, Any]], work: str) -> list[dict[str, Any]]:
         if row.get("skipped") and os.path.exists(reference):
             found.append(row)
     return found
+
+
+def installed(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows whose library is installed here: a discovery made where torchaudio was stays usable where it is not."""
+    libraries = {row["library"] for row in rows}
+    missing = sorted(name for name in libraries if importlib.util.find_spec(name) is None)
+    if missing:
+        print(f"zoo_gbfix: {', '.join(missing)} not installed: the models of each are left out", file=sys.stderr)
+    return [row for row in rows if row["library"] not in missing]
 
 
 def sample(rows: list[dict[str, Any]], size: int, seed: int) -> list[dict[str, Any]]:
@@ -324,7 +334,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
 def main(argv: Optional[list[str]] = None) -> int:
     args = parse_args(argv)
     started = time.perf_counter()
-    rows = skipping(load(args.discovery), args.work)
+    rows = installed(skipping(load(args.discovery), args.work))
     if args.libraries:
         rows = [row for row in rows if row["library"] in args.libraries]
     if args.models:

@@ -389,3 +389,95 @@ def test_a_resume_function_of_a_helper_counts_as_a_helper() -> None:
     assert model_run.is_helper("torch_dynamo_resume_in__gbfix_loop_1_at_248")
     assert not model_run.is_helper("torch_dynamo_resume_in_forward_at_349")
     assert not model_run.is_helper("forward")
+
+
+def _torchaudio_models() -> object:
+    """``torchaudio.models``, or the test is skipped (the library is optional; CI has none)."""
+    return pytest.importorskip("torchaudio.models")
+
+
+def test_torchaudio_entries_name_every_model_class_and_the_decoding_methods() -> None:
+    torch = pytest.importorskip("torch")
+    models = _torchaudio_models()
+    entries = zoo_build.torchaudio_entries()
+    names = {entry.name for entry in entries}
+    covered = {entry.name.split(".")[0] for entry in entries} | {entry.origin for entry in entries}
+    exported = [getattr(models, n) for n in dir(models) if isinstance(getattr(models, n), type)]
+    classes = {cls.__name__ for cls in exported if issubclass(cls, torch.nn.Module)}
+    assert len(classes) > 10 and classes <= covered
+    # a factory is an entry of its own, with the class it returns as its origin; the general ones are not
+    assert {"wav2vec2_base", "wavlm_large", "hdemucs_low", "emformer_rnnt_base"} <= names
+    assert next(e for e in entries if e.name == "wavlm_base").origin == "Wav2Vec2Model"
+    assert "wav2vec2_model" not in names
+    assert {"Tacotron2.infer", "WaveRNN.infer", "Emformer.infer", "RNNTBeamSearch.infer"} <= names
+
+
+def test_torchaudio_factories_build_tiny_and_keep_their_own_settings() -> None:
+    models = _torchaudio_models()
+    from zoo_torchaudio import construct
+
+    base, lv60k = construct("wav2vec2_base"), construct("wav2vec2_large_lv60k")
+    for model in (base, lv60k):
+        assert len(model.encoder.transformer.layers) == 2
+        assert model.encoder.transformer.layers[0].attention.embed_dim == 64
+    # the factories normalise their feature extractors differently; the tiny sizes leave that as each chose
+    assert type(base.feature_extractor.conv_layers[0].layer_norm).__name__ == "GroupNorm"
+    assert type(lv60k.feature_extractor.conv_layers[0].layer_norm).__name__ == "LayerNorm"
+    assert base.encoder.transformer.layer_norm_first != lv60k.encoder.transformer.layer_norm_first
+    # the general constructor is the library's own again once the factory returned
+    assert models.wav2vec2.model.wav2vec2_model is models.wav2vec2_model
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Conformer", "DeepSpeech", "Emformer", "Emformer.infer", "RNNTBeamSearch", "RNNTBeamSearch.infer",
+     "Tacotron2", "Tacotron2.infer", "Wav2Letter", "WaveRNN", "WaveRNN.infer", "conv_tasnet_base",
+     "emformer_rnnt_base", "hdemucs_low", "hubert_pretrain_base", "squim_objective_base", "squim_subjective_base",
+     "wav2vec2_base", "wavlm_base"],
+)  # fmt: skip
+def test_each_torchaudio_builder_builds_and_runs_eagerly_and_repeats_its_output(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    _torchaudio_models()
+    import model_run
+
+    built = zoo_build.build(zoo_build.Entry("torchaudio", name))
+    call = model_run.call_of(built.fn, built, 0)
+    first, second = model_run.flatten_output(call()), model_run.flatten_output(call())
+    assert any(isinstance(value, torch.Tensor) and value.numel() for _, value in first)
+    # seeded calls draw the same samples (WaveRNN) and the same prenet dropout (Tacotron2): outputs compare exactly
+    assert model_run.compare_outputs(first, second, exact=True) is None
+    assert sum(p.numel() for p in built.fn.parameters()) < 30_000_000
+
+
+def test_every_torchaudio_entry_builds() -> None:
+    _torchaudio_models()
+    entries = zoo_build.torchaudio_entries()
+    failed = []
+    for entry in entries:
+        try:
+            zoo_build.build(entry)
+        except Exception as exc:  # noqa: BLE001 - each failure is named in the assertion
+            failed.append(f"{entry.name}: {exc}")
+    assert len(entries) > 25 and not failed
+
+
+@pytest.mark.torch_run
+def test_discovery_of_a_torchaudio_decoding_method_records_its_skip_and_the_library_version(tmp_path) -> None:
+    _torchaudio_models()
+    out = tmp_path / "d.jsonl"
+    command = [sys.executable, os.path.join(BENCH, "zoo_discover.py"), "run", "--out", str(out)]
+    command += ["--models", "torchaudio:Tacotron2.infer", "--work", str(tmp_path / "work")]
+    subprocess.run(command, check=True, capture_output=True, timeout=600)
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    # the decoder loop breaks (its LSTM cell and the stop test): the frame that runs it is skipped
+    assert row["skipped"] >= 1 and any("tacotron2.py" in cause for cause in row["skip_causes"])
+    assert row["compiled_vs_eager"] is None
+    assert row["files"] == ["torchaudio/models/tacotron2.py"]
+    assert (tmp_path / "work" / "refs" / "torchaudio--Tacotron2.infer.pt").exists()
+    assert row["versions"]["torchaudio"] != "not installed"
+
+
+def test_models_of_a_library_not_installed_are_left_out_of_the_measurement(capsys) -> None:
+    rows = [{"library": "json", "model": "a"}, {"library": "no_such_model_library", "model": "b"}]
+    assert zoo_gbfix.installed(rows) == [{"library": "json", "model": "a"}]
+    assert "no_such_model_library not installed" in capsys.readouterr().err
