@@ -67,6 +67,12 @@ class BreakCall:
     unless_arg: Optional[tuple[int, str]] = None
 
 
+#: the values of an ``unless_arg`` that leave the output shape to the data: its defaults
+#: (``F.one_hot(t, num_classes=-1)`` and ``repeat_interleave(x, r, output_size=None)`` break as
+#: the calls without it do, measured on torch 2.13), as their source text
+SHAPE_LEFT_TO_DATA: frozenset[str] = frozenset({"-1", "None"})
+
+
 CATALOGUE: tuple[BreakCall, ...] = (
     BreakCall("qualified", "builtins.print", "print() is not traceable", raises=False, cause="print"),
     BreakCall("qualified", "builtins.open", "file I/O is not traceable"),

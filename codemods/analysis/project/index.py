@@ -407,7 +407,9 @@ class _Reader:
             return BY_QUALIFIED.get(path if path is not None else f"builtins.{name}")
         entry = BY_QUALIFIED.get(f"{self.qualify(chain)}.{name}")
         if entry is None and name in METHOD_NAMES:
-            entry = method_entry(name, not _no_arguments(self.text, name_end))
+            # ``torch.Tensor.item(t)`` passes the tensor the method is called on, nothing more
+            unbound = self.qualify(chain) == "torch.Tensor"
+            entry = method_entry(name, not unbound and not _no_arguments(self.text, name_end))
         if entry is None and name in LOGGER_METHOD_NAMES:
             if chain in LOGGER_NAMES or ("." not in chain and chain in self.loggers):
                 entry = logger_entry(name, chain)

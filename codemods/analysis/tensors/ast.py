@@ -32,7 +32,13 @@ from collections.abc import Iterable, Iterator
 from typing import Optional, Union
 
 from codemods.analysis.astnodes import dotted
-from codemods.analysis.catalogue import BOOL_FUNCTIONS, BOOL_METHODS, CONDITION_CALLS, TRACING_GUARDS
+from codemods.analysis.catalogue import (
+    BOOL_FUNCTIONS,
+    BOOL_METHODS,
+    CONDITION_CALLS,
+    SHAPE_LEFT_TO_DATA,
+    TRACING_GUARDS,
+)
 from codemods.analysis.tensors.cst import (
     METHOD_NON_TENSOR,
     TENSOR_ATTRIBUTES,
@@ -342,19 +348,24 @@ def bound_arguments(call: ast.Call, func: Def, through_instance: bool) -> list[t
 
 
 def passes(call: ast.Call, where: tuple[int, str]) -> bool:
-    """The argument at ``where`` (position, -1 for keyword-only, and keyword) is passed; a star
-    argument may pass it."""
+    """The argument at ``where`` (position, -1 for keyword-only, and keyword) is passed, and not
+    as a value that leaves the shape to the data (:data:`SHAPE_LEFT_TO_DATA`); a star argument
+    may pass it."""
     position, keyword = where
     if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
         return True
-    return any(k.arg == keyword for k in call.keywords) or 0 <= position < len(call.args)
+    found = [k.value for k in call.keywords if k.arg == keyword]
+    if not found and 0 <= position < len(call.args):
+        found = [call.args[position]]
+    return bool(found) and ast.unparse(found[0]) not in SHAPE_LEFT_TO_DATA
 
 
 def truth_reads(roots: Iterable[ast.AST], header: Optional[ast.expr] = None) -> list[ast.expr]:
     """The expressions in ``roots`` whose truth Python reads, as the break analysis reads them
     (:meth:`codemods.analysis.breaks._Collector._truth_read`): ``if``/``while``/ternary/comprehension
     tests, the operand of ``not`` and the operands but the last of ``and``/``or`` used as values;
-    the ``not``/``and``/``or`` inside such a test are read with it, an ``assert``'s not at all.
+    the ``not``/``and``/``or`` inside such a test are read with it, an ``assert``'s only before its
+    last operand or under ``not``.
     ``header``: the test of the ``if`` or ``while`` statement ``roots`` are the parts of."""
     found: list[ast.expr] = []
     chained: set[int] = set()
@@ -376,6 +387,8 @@ def truth_reads(roots: Iterable[ast.AST], header: Optional[ast.expr] = None) -> 
                 read(test)
         elif isinstance(node, ast.Assert):
             chained.update(_truth_chain(node.test))
+            for operand in _assert_reads(node.test):
+                read(operand)
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and id(node) not in chained:
             read(node.operand)
         elif isinstance(node, ast.BoolOp) and id(node) not in chained:
@@ -387,6 +400,16 @@ def truth_reads(roots: Iterable[ast.AST], header: Optional[ast.expr] = None) -> 
                 chained.update(_truth_chain(value))  # never read while Dynamo traces
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
     return found
+
+
+def _assert_reads(test: ast.expr) -> list[ast.expr]:
+    """The operands of an ``assert``'s test whose truth Python reads with a jump of their own,
+    as :func:`codemods.analysis.breaks.cst._assert_reads` finds them."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return [test.operand]
+    if isinstance(test, ast.BoolOp):
+        return [*test.values[:-1], *_assert_reads(test.values[-1])]
+    return []
 
 
 def _read_values(test: ast.BoolOp) -> list[ast.expr]:
