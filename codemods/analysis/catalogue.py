@@ -111,6 +111,9 @@ CATALOGUE: tuple[BreakCall, ...] = (
             "register_full_backward_pre_hook",
         )
     ),
+    # ``range(n)`` of a tensor asks it for ``__index__`` (``_local_scalar_dense``); torch's metadata
+    # names the conversion, not the builtin (measured to skip, as ``int(n)``)
+    BreakCall("tensor_read", "builtins.range", "range() of a tensor reads a value from the device"),
     # not named like the op it runs (nonzero), so the generator does not find it
     BreakCall("qualified", "torch.where", "one-argument torch.where has a data-dependent output shape", arity=1),
     # an amount held in a tensor (a buffer, a length computed from one): Dynamo reads it
@@ -290,6 +293,11 @@ TENSOR_READ_PARENTS: dict[str, frozenset[str]] = {
 TENSOR_ARG_NAMES: frozenset[str] = frozenset(c.name.rpartition(".")[2] for c in CATALOGUE if c.tensor_arg)
 #: after ``int``: ``(`` and, on the same line, a method call inside it (``int(x.sum())``)
 TENSOR_READ_REST = re.compile(r"\s*\([^\n]*?\.\s*\w+\s*\(")
+#: after ``int``: ``(`` and a name alone (``int(total)``): a tensor read where the function binds
+#: that name once, on one line, to a value a method call is written in (``total = x.sum()``)
+TENSOR_READ_NAME = re.compile(r"\s*\(\s*(\w+)\s*\)")
+#: ``.name(``: a method call, searched in the value a name is bound to
+METHOD_CALL = re.compile(r"\.\s*\w+\s*\(")
 #: functions libraries answer True with while Dynamo traces, whatever their arguments
 #: (transformers' ``is_tracing(tensor)``): ``not is_tracing(m) and m.all()`` never reads ``m.all()`` there
 TRACING_GUARDS: frozenset[str] = frozenset(

@@ -741,14 +741,21 @@ def _reads_a_tensor(call: cst.Call, facts: TensorFacts) -> bool:
     call is written in.
 
     Only this shape counts (the prefilter finds it by its text,
-    :data:`~codemods.analysis.catalogue.TENSOR_READ_REST`); ``int(t)`` of a
-    bare name is left to a recorded run.
+    :data:`~codemods.analysis.catalogue.TENSOR_READ_REST`), or a bare name the
+    function binds once to such a value (``int(total)`` after ``total =
+    x.sum()``, :data:`~codemods.analysis.catalogue.TENSOR_READ_NAME`); another
+    ``int(t)`` of a bare name is left to a recorded run.
     """
     if _positional(call) != 1:
         return False
     arg = call.args[0].value
     if facts.recorded and dotted_name(arg) in facts.recorded:
         return True  # a run read this very name as a tensor (:mod:`codemods.analysis.tensors.recorded`)
+    if isinstance(arg, cst.Name):
+        bound = facts.assigned_once(arg.value)
+        if bound is None:
+            return False
+        arg = bound
     if "\n" in _code(arg):
         return False
     if not any(type(node) is cst.Call and isinstance(node.func, cst.Attribute) for node in walk.descendants(arg)):

@@ -41,6 +41,7 @@ from codemods.analysis.astnodes import classes_named, dotted, expressions_of, lo
 from codemods.analysis.breaks.ast import (
     condition_call_ends,
     mask_index_starts,
+    reads_a_bound_name,
     runs_only_if_distinct,
     subscripts_on,
 )
@@ -492,7 +493,9 @@ class _Reader:
             entry = BY_TENSOR_READ.get(f"{self.qualify(receiver)}.{name}")
         else:
             entry = BY_TENSOR_READ.get(self.imports.get(name) or f"builtins.{name}")
-        if entry is None or TENSOR_READ_REST.match(self.text, name_end) is None:
+        if entry is None:
+            return None
+        if TENSOR_READ_REST.match(self.text, name_end) is None and not reads_a_bound_name(self.text, name_end):
             return None
         node = self.call_at(line, name)
         evidence = self._evidence(line) if node is not None else None

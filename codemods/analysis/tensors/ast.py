@@ -28,6 +28,7 @@ reports a break that the file's own analysis would not.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Optional, Union
 
@@ -118,13 +119,24 @@ class TensorEvidence:
         """Names some plain assignment of the function's own code gives a tensor, to a fixpoint
         (the inference joins a name's bindings with a tensor on any evidence)."""
         bindings: list[tuple[list[str], ast.expr]] = []
+        stores: Counter[str] = Counter()
+        single: dict[str, ast.expr] = {}
         for node in own_nodes(func.body):
-            if isinstance(node, ast.Assign):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                stores[node.id] += 1
+            elif isinstance(node, ast.Assign):
                 names = [t.id for t in node.targets if isinstance(t, ast.Name)]
                 if names:
                     bindings.append((names, node.value))
+                if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    single[node.targets[0].id] = node.value
             elif isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
                 bindings.append(([node.target.id], node.value))
+        arguments = {arg.arg for arg in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)}
+        #: names bound once, by an assignment to that name alone (not parameters)
+        self.assigned_once = {
+            name: value for name, value in single.items() if stores[name] == 1 and name not in arguments
+        }
         changed = True
         while changed:
             changed = False
@@ -176,6 +188,12 @@ class TensorEvidence:
         if call.keywords or len(call.args) != 1 or isinstance(call.args[0], ast.Starred):
             return False
         arg = call.args[0]
+        if isinstance(arg, ast.Name):
+            # ``int(total)`` after ``total = x.sum()``, as the break analysis reads it
+            bound = self.assigned_once.get(arg.id)
+            if bound is None:
+                return False
+            arg = bound
         if arg.lineno != arg.end_lineno:
             return False
         if not any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) for node in ast.walk(arg)):

@@ -38,8 +38,9 @@ of a submodule is its own frame).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import libcst as cst
 from libcst.metadata import BaseMetadataProvider
@@ -117,6 +118,8 @@ _LITERALS = (
 )
 _LITERAL_TYPES = walk.node_types(*_LITERALS)
 _NAME_TYPES = walk.node_types(cst.Name)
+#: lists and tuples made in place, whose elements a loop over them binds
+_DISPLAYS = (cst.List, cst.Tuple, cst.ListComp)
 _ATTRIBUTE_TYPES = walk.node_types(cst.Attribute)
 #: the nodes that bind names in a function's own code
 _BINDERS = walk.node_types(
@@ -270,6 +273,7 @@ class TensorFacts:
         """The kind of every name the function binds, to a fixpoint."""
         bindings: list[tuple[list[str], Optional[cst.BaseExpression]]] = []
         single: dict[str, cst.Assign] = {}
+        loops: list[Union[cst.For, cst.CompFor]] = []
         for node in self._own_nodes(self.func.body):
             node_type = type(node)  # by type: isinstance of libcst's node classes is slow on every node
             if node_type not in _BINDERS:
@@ -290,13 +294,25 @@ class TensorFacts:
                 bindings.append((target_names(node.target), cst.BinaryOperation(node.target, cst.Add(), node.value)))
             elif node_type is cst.For or node_type is cst.CompFor:
                 assert isinstance(node, (cst.For, cst.CompFor))
-                bindings.append((target_names(node.target), self._item_of(node.iter)))
+                loops.append(node)
             elif node_type is cst.NamedExpr:
                 assert isinstance(node, cst.NamedExpr)
                 bindings.append((target_names(node.target), node.value))
             else:
                 assert isinstance(node, (cst.WithItem, cst.ExceptHandler, cst.Import, cst.ImportFrom))
                 bindings.append((_other_bindings(node), None))
+        # a loop over a name bound once, to a list made here, binds that list's elements
+        bound = Counter(name for names, _ in bindings for name in names)
+        displays = {
+            name: node.value
+            for name, node in single.items()
+            if bound[name] == 1 and name not in self.kinds and isinstance(node.value, _DISPLAYS)
+        }
+        for loop in loops:
+            iterable = displays.get(loop.iter.value, loop.iter) if isinstance(loop.iter, cst.Name) else loop.iter
+            # each element is a binding of the loop's names, joined as the bindings of a name are
+            for item in self._items_of(iterable):
+                bindings.append((target_names(loop.target), item))
         params = dict(self.kinds)
         for names, _ in bindings:
             for name in names:
@@ -327,6 +343,15 @@ class TensorFacts:
                     changed = True
             if not changed:
                 break
+
+    def _items_of(self, iterable: cst.BaseExpression) -> list[Optional[cst.BaseExpression]]:
+        """The elements of a list or tuple made in place (``[x * k for k in ks]``, ``[x, -x]``),
+        or the one :meth:`_item_of` of another iterable."""
+        if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)):
+            return [iterable.elt]
+        if isinstance(iterable, (cst.List, cst.Tuple)) and iterable.elements:
+            return [None if isinstance(e, cst.StarredElement) else e.value for e in iterable.elements]
+        return [self._item_of(iterable)]
 
     def _item_of(self, iterable: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """What a loop over ``iterable`` binds: an int over ``range``, a row of a tensor."""
