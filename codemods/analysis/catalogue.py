@@ -111,9 +111,6 @@ CATALOGUE: tuple[BreakCall, ...] = (
             "register_full_backward_pre_hook",
         )
     ),
-    # ``range(n)`` of a tensor asks it for ``__index__`` (``_local_scalar_dense``); torch's metadata
-    # names the conversion, not the builtin (measured to skip, as ``int(n)``)
-    BreakCall("tensor_read", "builtins.range", "range() of a tensor reads a value from the device"),
     # not named like the op it runs (nonzero), so the generator does not find it
     BreakCall("qualified", "torch.where", "one-argument torch.where has a data-dependent output shape", arity=1),
     # an amount held in a tensor (a buffer, a length computed from one): Dynamo reads it
