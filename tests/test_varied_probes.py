@@ -60,6 +60,13 @@ class Model(torch.nn.Module):
                 x = x - 1
 """
     ),
+    "all_value_genexpr_sum": FORWARD.format(
+        body="""
+        for i in range(3):
+            ok = all(p.sum() > -10 for p in x.chunk(2))
+            x = x * 2 if ok else x
+"""
+    ),
     "and_any_if": FORWARD.format(
         body="""
         for i in range(3):
@@ -261,6 +268,15 @@ class Model(torch.nn.Module):
         for i in range(3):
             s = float(x.sum())
             x = x / (abs(s) + 1)
+"""
+    ),
+    "for_chunks_if_sum": FORWARD.format(
+        body="""
+        for i in range(3):
+            parts = x.split(2)
+            for p in parts:
+                if p.sum() > 100:
+                    x = x / 2
 """
     ),
     "from_import_nonzero": """\
@@ -783,6 +799,14 @@ class Model(torch.nn.Module):
 }
 
 NOT_SKIPPING = {
+    "all_genexpr_shapes": FORWARD.format(
+        body="""
+        for i in range(3):
+            parts = x.chunk(2)
+            if all(p.shape[0] > 0 for p in parts):
+                x = x + 1
+"""
+    ),
     "all_stored": FORWARD.format(
         body="""
         for i in range(3):
@@ -795,6 +819,21 @@ NOT_SKIPPING = {
         for i in range(3):
             flag = (x > 0).any() & (x < 10).all()
             x = x + flag
+"""
+    ),
+    "any_genexpr_ints": FORWARD.format(
+        body="""
+        for i in range(3):
+            if any(k > i for k in range(2)):
+                x = x * 2
+"""
+    ),
+    "any_list_display_python": FORWARD.format(
+        body="""
+        for i in range(3):
+            flags = [i > 0, self.training]
+            if any(f for f in flags):
+                x = x * 2
 """
     ),
     "any_python_list": FORWARD.format(
@@ -852,6 +891,14 @@ NOT_SKIPPING = {
         for i in range(3):
             if x.dtype == torch.float32:
                 x = x * 2
+"""
+    ),
+    "for_chunks_add": FORWARD.format(
+        body="""
+        for i in range(3):
+            parts = x.split(2)
+            for p in parts:
+                x = x + p.sum()
 """
     ),
     "hasattr": FORWARD.format(
@@ -1132,8 +1179,6 @@ class Model(torch.nn.Module):
 
 #: skipping forms ``scan`` does not find yet, each with why
 KNOWN_MISSES: dict[str, str] = {
-    "all_builtin_genexpr": "all() of a generator reads each element's truth inside the builtin",
-    "any_genexpr_tensor_list": "any() of a generator reads each element's truth inside the builtin",
     "argmax_index_read": "indexing by a 0-dim integer tensor reads it; no entry says so",
     "index_by_argmax_named": "indexing by a 0-dim integer tensor reads it; no entry says so",
     "lambda_item": "a lambda bound to a name is not followed from its call",

@@ -300,9 +300,12 @@ METHOD_CALL = re.compile(r"\.\s*\w+\s*\(")
 TRACING_GUARDS: frozenset[str] = frozenset(
     {"is_tracing", "is_torchdynamo_compiling", "is_dynamo_compiling", "is_compiling"}
 )
+#: builtins that read the truth of each item of what they are handed (``any(p.max() > 2 for p in
+#: parts)``: measured to skip a 3-trip loop's frame on torch 2.13, as ``if p.max() > 2:`` does)
+TRUTH_BUILTINS: frozenset[str] = frozenset({"any", "all"})
 #: the words of what makes Python read a value's truth: ``if``/``elif``/``while`` and ternary and
-#: comprehension tests, ``not``, ``and``/``or``
-_TRUTH_WORD = r"\b(?:if|elif|while|and|or|not)\b"
+#: comprehension tests, ``not``, ``and``/``or``, and a call of :data:`TRUTH_BUILTINS` (not a method)
+_TRUTH_WORD = r"(?:\b(?:if|elif|while|and|or|not)\b|(?<![.\w])(?:%s)\s*\()" % "|".join(sorted(TRUTH_BUILTINS))
 _CONDITION_CALL = r"\b(?:%s)\s*\(" % "|".join(sorted(CONDITION_CALLS))
 #: a line that calls a condition name and reads a truth: what a branch on a tensor looks like as
 #: text (``if mask.any():``, ``while (y > c).any():``, ``h if h.sum() > 0 else -h``, ``a and t.any()``)

@@ -45,6 +45,7 @@ from codemods.analysis.catalogue import (
     MASK_INDEX,
     SHAPE_LEFT_TO_DATA,
     TRACING_GUARDS,
+    TRUTH_BUILTINS,
     BreakCall,
     counts_only_where_recorded,
     logger_entry,
@@ -424,6 +425,8 @@ class _Collector(ScopeTracker):
     def visit_Call(self, node: cst.Call) -> None:
         fn = self._func_stack[-1] if self._func_stack else None
         self._events.append((node, fn, self._scope, tuple(self._guards)))
+        if _reads_each_truth(node) is not None:
+            self._truth_read(node, node)
 
     def replay(self) -> None:
         """Read the recorded calls and assignments in walk order, every binding known."""
@@ -824,6 +827,16 @@ def _truth_chain(test: cst.BaseExpression) -> list[int]:
     return found
 
 
+def _reads_each_truth(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``any(p.max() > 2 for p in parts)``: the element whose truth the builtin ``any``/``all``
+    reads for each item of the comprehension it is handed, or None."""
+    func = call.func
+    if not (isinstance(func, cst.Name) and func.value in TRUTH_BUILTINS) or _positional(call) != 1:
+        return None
+    arg = call.args[0].value
+    return arg.elt if isinstance(arg, (cst.GeneratorExp, cst.ListComp)) else None
+
+
 def _assert_reads(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The operands of an ``assert``'s test whose truth Python reads with a jump of their own:
     all but the last of ``and``/``or``, and what ``not`` negates."""
@@ -842,6 +855,9 @@ def _branches_on_tensor(test: cst.BaseExpression, facts: TensorFacts) -> bool:
         if _decided_while_tracing(test):
             return False  # Dynamo never reads the right operand
         return _branches_on_tensor(test.left, facts) or _branches_on_tensor(test.right, facts)
+    each = _reads_each_truth(test) if isinstance(test, cst.Call) else None
+    if each is not None:
+        return _branches_on_tensor(each, facts)
     return facts.is_tensor(test)
 
 

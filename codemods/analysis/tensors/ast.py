@@ -39,6 +39,7 @@ from codemods.analysis.catalogue import (
     CONDITION_CALLS,
     SHAPE_LEFT_TO_DATA,
     TRACING_GUARDS,
+    TRUTH_BUILTINS,
 )
 from codemods.analysis.tensors.cst import (
     METHOD_NON_TENSOR,
@@ -121,9 +122,12 @@ class TensorEvidence:
         bindings: list[tuple[list[str], ast.expr]] = []
         stores: Counter[str] = Counter()
         single: dict[str, ast.expr] = {}
+        loops: list[Union[ast.For, ast.comprehension]] = []
         for node in own_nodes(func.body):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 stores[node.id] += 1
+            elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name):
+                loops.append(node)
             elif isinstance(node, ast.Assign):
                 names = [t.id for t in node.targets if isinstance(t, ast.Name)]
                 if names:
@@ -137,6 +141,12 @@ class TensorEvidence:
         self.assigned_once = {
             name: value for name, value in single.items() if stores[name] == 1 and name not in arguments
         }
+        # a loop over a name bound once, to a list made here, binds that list's elements
+        displays = {name: value for name, value in self.assigned_once.items() if isinstance(value, _DISPLAYS)}
+        for loop in loops:
+            assert isinstance(loop.target, ast.Name)
+            iterable = displays.get(loop.iter.id, loop.iter) if isinstance(loop.iter, ast.Name) else loop.iter
+            bindings.extend(([loop.target.id], item) for item in _items_of(iterable))
         changed = True
         while changed:
             changed = False
@@ -221,6 +231,9 @@ class TensorEvidence:
             return self._truth_of_tensor(test.operand)
         if isinstance(test, ast.BoolOp):
             return any(self._truth_of_tensor(value) for value in _read_values(test))
+        each = reads_each_truth(test) if isinstance(test, ast.Call) else None
+        if each is not None:
+            return self._truth_of_tensor(each)
         return self.is_tensor(test)
 
     # -- boolean masks (``x[mask]``) ----------------------------------------------------------
@@ -403,6 +416,8 @@ def truth_reads(roots: Iterable[ast.AST], header: Optional[ast.expr] = None) -> 
         elif isinstance(node, ast.comprehension):
             for test in node.ifs:
                 read(test)
+        elif isinstance(node, ast.Call) and reads_each_truth(node) is not None:
+            read(node)
         elif isinstance(node, ast.Assert):
             chained.update(_truth_chain(node.test))
             for operand in _assert_reads(node.test):
@@ -418,6 +433,31 @@ def truth_reads(roots: Iterable[ast.AST], header: Optional[ast.expr] = None) -> 
                 chained.update(_truth_chain(value))  # never read while Dynamo traces
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
     return found
+
+
+#: lists and tuples made in place, whose elements a loop over them binds
+_DISPLAYS = (ast.List, ast.Tuple, ast.ListComp)
+
+
+def _items_of(iterable: ast.expr) -> list[ast.expr]:
+    """What a loop over ``iterable`` binds, as :meth:`codemods.analysis.tensors.cst.TensorFacts._items_of`
+    finds it: the elements of a list or tuple made in place, else a row of ``iterable`` (a tensor
+    when it is one)."""
+    if isinstance(iterable, (ast.ListComp, ast.GeneratorExp)):
+        return [iterable.elt]
+    if isinstance(iterable, (ast.List, ast.Tuple)):
+        return [element for element in iterable.elts if not isinstance(element, ast.Starred)]
+    return [iterable]
+
+
+def reads_each_truth(call: ast.Call) -> Optional[ast.expr]:
+    """``any(p.max() > 2 for p in parts)``: the element whose truth the builtin ``any``/``all``
+    reads for each item of the comprehension it is handed, or None."""
+    if not (isinstance(call.func, ast.Name) and call.func.id in TRUTH_BUILTINS):
+        return None
+    if call.keywords or len(call.args) != 1 or not isinstance(call.args[0], (ast.GeneratorExp, ast.ListComp)):
+        return None
+    return call.args[0].elt
 
 
 def _assert_reads(test: ast.expr) -> list[ast.expr]:

@@ -308,11 +308,19 @@ class TensorFacts:
             for name, node in single.items()
             if bound[name] == 1 and name not in self.kinds and isinstance(node.value, _DISPLAYS)
         }
+        #: name -> what it iterates the rows of: a tensor's rows are tensors, once its kind is settled
+        rows: dict[str, list[cst.BaseExpression]] = {}
         for loop in loops:
             iterable = displays.get(loop.iter.value, loop.iter) if isinstance(loop.iter, cst.Name) else loop.iter
-            # each element is a binding of the loop's names, joined as the bindings of a name are
-            for item in self._items_of(iterable):
-                bindings.append((target_names(loop.target), item))
+            names = target_names(loop.target)
+            items = self._items_of(iterable)
+            if items is None:
+                bindings.append((names, None))
+                for name in names:
+                    rows.setdefault(name, []).append(iterable)
+            else:
+                # each element is a binding of the loop's names, joined as the bindings of a name are
+                bindings.extend((names, item) for item in items)
         params = dict(self.kinds)
         for names, _ in bindings:
             for name in names:
@@ -331,6 +339,7 @@ class TensorFacts:
             changed = False
             for name, values in by_name.items():
                 kinds = [UNKNOWN if value is None else self.kind(value) for value in values]
+                kinds.extend(TENSOR if self.kind(iterable) == TENSOR else UNKNOWN for iterable in rows.get(name, ()))
                 if name in params:
                     kinds.append(params[name])
                 if name in self.recorded:
@@ -344,24 +353,21 @@ class TensorFacts:
             if not changed:
                 break
 
-    def _items_of(self, iterable: cst.BaseExpression) -> list[Optional[cst.BaseExpression]]:
-        """The elements of a list or tuple made in place (``[x * k for k in ks]``, ``[x, -x]``),
-        or the one :meth:`_item_of` of another iterable."""
+    def _items_of(self, iterable: cst.BaseExpression) -> Optional[list[Optional[cst.BaseExpression]]]:
+        """What a loop over ``iterable`` binds: the elements of a list or tuple made in place
+        (``[x * k for k in ks]``, ``[x, -x]``), an int over ``range``, nothing known of a
+        submodule list (their calls are frames of their own); None for a row of ``iterable``,
+        a tensor when ``iterable`` is one."""
         if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)):
             return [iterable.elt]
         if isinstance(iterable, (cst.List, cst.Tuple)) and iterable.elements:
             return [None if isinstance(e, cst.StarredElement) else e.value for e in iterable.elements]
-        return [self._item_of(iterable)]
-
-    def _item_of(self, iterable: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-        """What a loop over ``iterable`` binds: an int over ``range``, a row of a tensor."""
-        name = dotted_name(iterable.func) if isinstance(iterable, cst.Call) else None
-        if name == "range":
-            return cst.Integer("0")
+        if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range":
+            return [cst.Integer("0")]
         source = dotted_name(iterable)
         if source and source.startswith("self.") and source[5:] in self.submodules:
-            return None  # submodules (their calls are frames of their own)
-        return iterable if self.kind(iterable) == TENSOR else None
+            return [None]
+        return None
 
     # -- kinds -------------------------------------------------------------------------
     def kind(self, expr: cst.BaseExpression) -> str:
