@@ -67,6 +67,15 @@ class Model(torch.nn.Module):
             x = x * 2 if ok else x
 """
     ),
+    "allclose_method_if": FORWARD.format(
+        body="""
+        for i in range(3):
+            y = torch.tanh(x)
+            if y.allclose(x):
+                break
+            x = y
+"""
+    ),
     "and_any_if": FORWARD.format(
         body="""
         for i in range(3):
@@ -100,6 +109,13 @@ class Model(torch.nn.Module):
         body="""
         for i in range(3):
             x = x + x[x.argmax()]
+"""
+    ),
+    "argsort_tolist_loop": FORWARD.format(
+        body="""
+        for i in range(3):
+            order = x.argsort().tolist()
+            x = x + order[0]
 """
     ),
     "argwhere_fn": FORWARD.format(
@@ -158,6 +174,21 @@ class Model(torch.nn.Module):
                 x = x + len(x.tolist())
 """
     ),
+    "bare_tensor_truth": FORWARD.format(
+        body="""
+        for i in range(3):
+            if (x > 2).any(dim=0):
+                x = x - 1
+"""
+    ),
+    "bincount_any_if": FORWARD.format(
+        body="""
+        for i in range(3):
+            counts = torch.bincount(x.abs().long())
+            if (counts > 1).any():
+                x = x + 1
+"""
+    ),
     "bincount_fn": FORWARD.format(
         body="""
         for i in range(3):
@@ -183,6 +214,13 @@ class Model(torch.nn.Module):
             if bool((x > 10).any()):
                 x = x / 10
             x = x * 2
+"""
+    ),
+    "bool_any_ternary_var": FORWARD.format(
+        body="""
+        for i in range(3):
+            cond = bool((x > 2).any())
+            x = x * 2 if cond else x
 """
     ),
     "bool_in_or": FORWARD.format(
@@ -211,6 +249,12 @@ class Model(torch.nn.Module):
         body="""
         for i in range(3):
             x = x + sum([v.item() for v in x])
+"""
+    ),
+    "count_nonzero_item": FORWARD.format(
+        body="""
+        for i in range(3):
+            x = x * torch.count_nonzero(x > i).item()
 """
     ),
     "cpu_tolist": FORWARD.format(
@@ -246,6 +290,20 @@ class Model(torch.nn.Module):
             x = x + len(pos)
 """
     ),
+    "equal_alias_T": """\
+import torch
+import torch as T
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        prev = x
+        for i in range(3):
+            x = T.sigmoid(x)
+            if T.equal(x, prev):
+                break
+        return x
+""",
     "equal_method_break": FORWARD.format(
         body="""
         prev = x
@@ -302,6 +360,13 @@ class Model(torch.nn.Module):
             x = x + u.sum()
         return x
 """,
+    "fstring_format_spec": FORWARD.format(
+        body="""
+        for i in range(3):
+            s = f"{x.sum():.2f}"
+            x = x + len(s)
+"""
+    ),
     "helper_method_item": """\
 import torch
 import torch.nn.functional as F
@@ -359,6 +424,38 @@ class Model(torch.nn.Module):
             x = x * n
 """
     ),
+    "isnan_raise": FORWARD.format(
+        body="""
+        for i in range(3):
+            if torch.isnan(x).any():
+                raise ValueError("nan")
+            x = x * 2
+"""
+    ),
+    "item_eq_zero_break": FORWARD.format(
+        body="""
+        for i in range(3):
+            n = (x > 10).sum().item()
+            if n == 0:
+                break
+            x = x / 2
+"""
+    ),
+    "item_in_helper_fn_module": """\
+import torch
+import torch.nn.functional as F
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        for i in range(3):
+            x = x * scale_of(x)
+        return x
+
+
+def scale_of(t):
+    return 1.0 / (1.0 + t.abs().max().item())
+""",
     "lambda_item": FORWARD.format(
         body="""
         f = lambda y: y.max().item()
@@ -392,6 +489,14 @@ class Model(torch.nn.Module):
             parts = [x * k for k in (-1.0, 2.0)]
             kept = [p for p in parts if p.sum() > 0]
             x = x + kept[0]
+"""
+    ),
+    "mask_assign_then_read": FORWARD.format(
+        body="""
+        for i in range(3):
+            m = x < 0
+            x[m] = 0.0
+            x = x + x[m].sum()
 """
     ),
     "mask_index_aug_read": FORWARD.format(
@@ -429,6 +534,20 @@ class Model(torch.nn.Module):
             x = x + picked.mean()
 """
     ),
+    "mask_read_shape_if": FORWARD.format(
+        body="""
+        for i in range(3):
+            sel = x[x > i]
+            if sel.shape[0] > 1:
+                x = x - 1
+"""
+    ),
+    "mask_reassign_shrink": FORWARD.format(
+        body="""
+        for i in range(3):
+            x = x[x.abs() > 0.1] * 1.5
+"""
+    ),
     "masked_select_fn": FORWARD.format(
         body="""
         for i in range(3):
@@ -441,6 +560,111 @@ class Model(torch.nn.Module):
             x = x + torch.masked_select(input=x, mask=x > i).sum()
 """
     ),
+    "masked_select_numel_cmp": FORWARD.format(
+        body="""
+        for i in range(3):
+            if x.masked_select(x > i).numel() > 0:
+                x = x * 0.5
+"""
+    ),
+    "math_ceil_tensor": """\
+import math
+
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        for i in range(3):
+            x = x * (1.0 + float(math.ceil(x.max())) * 0.0)
+        return x
+""",
+    "math_exp_tensor": """\
+import math
+
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        for i in range(3):
+            x = x * (1.0 + float(math.exp(x.mean())) * 0.0)
+        return x
+""",
+    "math_floor_max": """\
+import math
+
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        for i in range(3):
+            x = x + math.floor(x.max())
+        return x
+""",
+    "math_isfinite_sum": """\
+import math
+
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        for i in range(3):
+            if math.isfinite(x.sum()):
+                x = x * 2
+        return x
+""",
+    "math_isinf_tensor": """\
+import math
+
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        for i in range(3):
+            x = x * (1.0 + float(math.isinf(x.sum())) * 0.0)
+        return x
+""",
+    "math_isnan_tensor": """\
+import math
+
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        for i in range(3):
+            x = x * (1.0 + float(math.isnan(x.sum())) * 0.0)
+        return x
+""",
+    "math_log_named": """\
+import math
+
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        for i in range(3):
+            total = x.abs().sum()
+            x = x / math.log(total + 2)
+        return x
+""",
+    "math_sqrt_sum": """\
+import math
+
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        for i in range(3):
+            x = x / math.sqrt(x.abs().sum())
+        return x
+""",
     "max_item_attr": FORWARD.format(
         body="""
         best = 0.0
@@ -448,6 +672,12 @@ class Model(torch.nn.Module):
             best = max(best, x.max().item())
             x = x * 2
         x = x + best
+"""
+    ),
+    "max_of_tolist": FORWARD.format(
+        body="""
+        for i in range(3):
+            x = x + max(x.tolist())
 """
     ),
     "module_function_helper": """\
@@ -483,6 +713,12 @@ def count_positive(y):
             x = scale(x) + i
 """
     ),
+    "new_tensor_tolist": FORWARD.format(
+        body="""
+        for i in range(3):
+            x = x + x.new_tensor(x.tolist())
+"""
+    ),
     "new_zeros_int_max": FORWARD.format(
         body="""
         for i in range(3):
@@ -503,6 +739,13 @@ def count_positive(y):
             x = x + torch.nonzero(x > i, as_tuple=False).sum()
 """
     ),
+    "nonzero_col_slice": FORWARD.format(
+        body="""
+        for i in range(3):
+            rows = (x > i).unsqueeze(1).nonzero()[:, 0]
+            x = x + rows.sum()
+"""
+    ),
     "nonzero_in_for_target": FORWARD.format(
         body="""
         for i in range(3):
@@ -516,6 +759,29 @@ def count_positive(y):
             if not (x < 100).all():
                 x = x.clamp(max=100)
             x = x * 3
+"""
+    ),
+    "not_sum_truth": FORWARD.format(
+        body="""
+        for i in range(3):
+            if not x.sum():
+                x = x + 1
+            x = x * 2
+"""
+    ),
+    "numel_and_max": FORWARD.format(
+        body="""
+        for i in range(3):
+            if x.numel() and x.max() > 1:
+                x = x / 2
+"""
+    ),
+    "numel_truth_after_flatten": FORWARD.format(
+        body="""
+        for i in range(3):
+            idx = (x > i).nonzero().flatten()
+            if idx.numel():
+                x = x + 1
 """
     ),
     "numel_zero_continue": FORWARD.format(
@@ -556,6 +822,14 @@ class Model(torch.nn.Module):
         for i in range(3):
             y = (x > 1).any() or x
             x = x + 1
+"""
+    ),
+    "percent_format_tensor": FORWARD.format(
+        body="""
+        for i in range(3):
+            t = x.mean()
+            s = "%.3f" % t
+            x = x + len(s)
 """
     ),
     "range_item": FORWARD.format(
@@ -599,6 +873,12 @@ class Model(torch.nn.Module):
         for i in range(3):
             r = (x > i).long() + 1
             x = x + torch.repeat_interleave(r).sum()
+"""
+    ),
+    "round_item": FORWARD.format(
+        body="""
+        for i in range(3):
+            x = x * round(x.sum().item())
 """
     ),
     "shape0_after_nonzero": FORWARD.format(
@@ -759,12 +1039,26 @@ class Model(torch.nn.Module):
             x = x + counts.float().max()
 """
     ),
+    "unique_tolist_loop": FORWARD.format(
+        body="""
+        for i in range(3):
+            for c in torch.unique(x.round()).tolist():
+                x = x + c
+"""
+    ),
     "walrus_item": FORWARD.format(
         body="""
         for i in range(3):
             if (s := x.sum().item()) > 100:
                 x = x - s
             x = x * 2
+"""
+    ),
+    "where_index_select": FORWARD.format(
+        body="""
+        for i in range(3):
+            y = torch.where(x > i)[0]
+            x = x + x.index_select(0, y).sum()
 """
     ),
     "where_one_arg_alias": """\
@@ -796,6 +1090,15 @@ class Model(torch.nn.Module):
             i += 1
 """
     ),
+    "while_sum_and_counter": FORWARD.format(
+        body="""
+        for i in range(3):
+            j = 0
+            while x.abs().sum() > 1 and j < 2:
+                x = x / 2
+                j += 1
+"""
+    ),
 }
 
 NOT_SKIPPING = {
@@ -819,6 +1122,13 @@ NOT_SKIPPING = {
         for i in range(3):
             flag = (x > 0).any() & (x < 10).all()
             x = x + flag
+"""
+    ),
+    "any_dim_stored": FORWARD.format(
+        body="""
+        for i in range(3):
+            hit = (x > i).any(dim=0)
+            x = x + hit.float()
 """
     ),
     "any_genexpr_ints": FORWARD.format(
@@ -878,6 +1188,12 @@ NOT_SKIPPING = {
             x = torch.clamp(x, min=-1.0, max=float(i + 1))
 """
     ),
+    "clamp_tensor_bounds": FORWARD.format(
+        body="""
+        for i in range(3):
+            x = torch.clamp(x, min=x.min() + 0.1)
+"""
+    ),
     "dim": FORWARD.format(
         body="""
         for i in range(3):
@@ -893,12 +1209,32 @@ NOT_SKIPPING = {
                 x = x * 2
 """
     ),
+    "finfo_eps": FORWARD.format(
+        body="""
+        for i in range(3):
+            x = x + torch.finfo(x.dtype).eps
+"""
+    ),
     "for_chunks_add": FORWARD.format(
         body="""
         for i in range(3):
             parts = x.split(2)
             for p in parts:
                 x = x + p.sum()
+"""
+    ),
+    "fstring_shape": FORWARD.format(
+        body="""
+        for i in range(3):
+            s = f"{x.shape} {x.dtype}"
+            x = x + len(s)
+"""
+    ),
+    "gather_argmax_dim": FORWARD.format(
+        body="""
+        for i in range(3):
+            j = x.unsqueeze(0).argmax(dim=1, keepdim=True)
+            x = x + x.unsqueeze(0).gather(1, j).squeeze()
 """
     ),
     "hasattr": FORWARD.format(
@@ -955,6 +1291,13 @@ NOT_SKIPPING = {
         body="""
         for i in range(3):
             if torch.is_grad_enabled():
+                x = x + 1
+"""
+    ),
+    "is_not_none_and_dim": FORWARD.format(
+        body="""
+        for i in range(3):
+            if x is not None and x.dim() == 1:
                 x = x + 1
 """
     ),
@@ -1023,10 +1366,49 @@ NOT_SKIPPING = {
             x = x * 2
 """
     ),
+    "mask_is_none": FORWARD.format(
+        body="""
+        mask = None
+        for i in range(3):
+            if mask is None:
+                x = x * 2
+"""
+    ),
     "masked_fill": FORWARD.format(
         body="""
         for i in range(3):
             x = x.masked_fill(x > 2, 0.0) + 1
+"""
+    ),
+    "math_log_python": """\
+import math
+
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        for i in range(3):
+            x = x / math.log(i + 2)
+        return x
+""",
+    "math_sqrt_shape": """\
+import math
+
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        for i in range(3):
+            x = x / math.sqrt(x.shape[-1])
+        return x
+""",
+    "max_dim_values": FORWARD.format(
+        body="""
+        for i in range(3):
+            vals, idx = x.unsqueeze(0).max(dim=1)
+            x = x + vals
 """
     ),
     "nonzero_outside_loop": FORWARD.format(
@@ -1068,6 +1450,21 @@ NOT_SKIPPING = {
         for i in range(3):
             labels = x.abs().long().clamp(max=7)
             x = x + F.one_hot(labels, 8).sum()
+"""
+    ),
+    "percent_shape": FORWARD.format(
+        body="""
+        for i in range(3):
+            s = "%d" % x.shape[0]
+            x = x + len(s)
+"""
+    ),
+    "python_float_compare": FORWARD.format(
+        body="""
+        eps = 1e-6
+        for i in range(3):
+            if eps > 0:
+                x = x + eps
 """
     ),
     "python_int_loop": FORWARD.format(
@@ -1127,10 +1524,23 @@ NOT_SKIPPING = {
                 x = x + 1
 """
     ),
+    "sum_keepdim": FORWARD.format(
+        body="""
+        for i in range(3):
+            x = x - x.sum(dim=0, keepdim=True) / 4
+"""
+    ),
     "tensor_class_add": FORWARD.format(
         body="""
         for i in range(3):
             x = torch.Tensor.add(x, 1.0)
+"""
+    ),
+    "topk": FORWARD.format(
+        body="""
+        for i in range(3):
+            vals, idx = x.topk(2)
+            x = x + vals.sum()
 """
     ),
     "torch_any_stored_where": FORWARD.format(
@@ -1182,6 +1592,9 @@ KNOWN_MISSES: dict[str, str] = {
     "argmax_index_read": "indexing by a 0-dim integer tensor reads it; no entry says so",
     "index_by_argmax_named": "indexing by a 0-dim integer tensor reads it; no entry says so",
     "lambda_item": "a lambda bound to a name is not followed from its call",
+    "fstring_format_spec": "formatting a tensor with a spec (``f'{t:.2f}'``) reads its value; no entry says so",
+    "percent_format_tensor": "``'%.3f' % t`` reads the tensor's value; no entry says so",
+    "math_log_named": "``math.log(total + 2)``: the argument is neither a method call nor a bare name",
     # found with a ``range`` entry, but the loop rewrite then leaves the inner loop, whose trip
     # count is data-dependent, skipping two frames where one was: left out until it does better
     "range_of_sum": "range() of a tensor has no entry",

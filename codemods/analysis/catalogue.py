@@ -111,6 +111,12 @@ CATALOGUE: tuple[BreakCall, ...] = (
             "register_full_backward_pre_hook",
         )
     ),
+    # ``math`` functions take a float: handed a tensor they ask it for ``__float__``, which reads
+    # its value (each measured to skip a 3-trip loop's frame, tests/test_varied_probes.py)
+    *(
+        BreakCall("tensor_read", f"math.{name}", f"math.{name}() of a tensor reads a value from the device")
+        for name in ("ceil", "exp", "floor", "isfinite", "isinf", "isnan", "log", "sqrt")
+    ),
     # not named like the op it runs (nonzero), so the generator does not find it
     BreakCall("qualified", "torch.where", "one-argument torch.where has a data-dependent output shape", arity=1),
     # an amount held in a tensor (a buffer, a length computed from one): Dynamo reads it
