@@ -381,7 +381,10 @@ CALLEES = [
     ("if k.bit_length():\n        x = -x\n    return x", False),
     ("n = int(k.bit_length())\n    return x * n", False),
     ("return torch.where(x > 0, x, -x)", False),
-    ("if any(v.all() for v in [x]):\n        x = -x\n    return x", False),
+    # ``any()`` reads the truth of each item it is handed: a tensor's here (measured: skips the
+    # caller's loop frame and ``f`` on torch 2.13)
+    ("if any(v.all() for v in [x]):\n        x = -x\n    return x", True),
+    ("if any(v > 0 for v in [1, 2]):\n        x = -x\n    return x", False),
     # an ``except`` clause runs only after an exception: what it calls breaks no normal run
     ("try:\n        x = x * k\n    except TypeError:\n        print(int(x.sum()))\n    return x", False),
     # a name bound to a tensor pads by a tensor; one bound to a number does not

@@ -67,6 +67,12 @@ class BreakCall:
     unless_arg: Optional[tuple[int, str]] = None
 
 
+#: the values of an ``unless_arg`` that leave the output shape to the data: its defaults
+#: (``F.one_hot(t, num_classes=-1)`` and ``repeat_interleave(x, r, output_size=None)`` break as
+#: the calls without it do, measured on torch 2.13), as their source text
+SHAPE_LEFT_TO_DATA: frozenset[str] = frozenset({"-1", "None"})
+
+
 CATALOGUE: tuple[BreakCall, ...] = (
     BreakCall("qualified", "builtins.print", "print() is not traceable", raises=False, cause="print"),
     BreakCall("qualified", "builtins.open", "file I/O is not traceable"),
@@ -104,6 +110,12 @@ CATALOGUE: tuple[BreakCall, ...] = (
             "register_full_backward_hook",
             "register_full_backward_pre_hook",
         )
+    ),
+    # ``math`` functions take a float: handed a tensor they ask it for ``__float__``, which reads
+    # its value (each measured to skip a 3-trip loop's frame, tests/test_varied_probes.py)
+    *(
+        BreakCall("tensor_read", f"math.{name}", f"math.{name}() of a tensor reads a value from the device")
+        for name in ("ceil", "exp", "floor", "isfinite", "isinf", "isnan", "log", "sqrt")
     ),
     # not named like the op it runs (nonzero), so the generator does not find it
     BreakCall("qualified", "torch.where", "one-argument torch.where has a data-dependent output shape", arity=1),
@@ -284,14 +296,22 @@ TENSOR_READ_PARENTS: dict[str, frozenset[str]] = {
 TENSOR_ARG_NAMES: frozenset[str] = frozenset(c.name.rpartition(".")[2] for c in CATALOGUE if c.tensor_arg)
 #: after ``int``: ``(`` and, on the same line, a method call inside it (``int(x.sum())``)
 TENSOR_READ_REST = re.compile(r"\s*\([^\n]*?\.\s*\w+\s*\(")
+#: after ``int``: ``(`` and a name alone (``int(total)``): a tensor read where the function binds
+#: that name once, on one line, to a value a method call is written in (``total = x.sum()``)
+TENSOR_READ_NAME = re.compile(r"\s*\(\s*(\w+)\s*\)")
+#: ``.name(``: a method call, searched in the value a name is bound to
+METHOD_CALL = re.compile(r"\.\s*\w+\s*\(")
 #: functions libraries answer True with while Dynamo traces, whatever their arguments
 #: (transformers' ``is_tracing(tensor)``): ``not is_tracing(m) and m.all()`` never reads ``m.all()`` there
 TRACING_GUARDS: frozenset[str] = frozenset(
     {"is_tracing", "is_torchdynamo_compiling", "is_dynamo_compiling", "is_compiling"}
 )
+#: builtins that read the truth of each item of what they are handed (``any(p.max() > 2 for p in
+#: parts)``: measured to skip a 3-trip loop's frame on torch 2.13, as ``if p.max() > 2:`` does)
+TRUTH_BUILTINS: frozenset[str] = frozenset({"any", "all"})
 #: the words of what makes Python read a value's truth: ``if``/``elif``/``while`` and ternary and
-#: comprehension tests, ``not``, ``and``/``or``
-_TRUTH_WORD = r"\b(?:if|elif|while|and|or|not)\b"
+#: comprehension tests, ``not``, ``and``/``or``, and a call of :data:`TRUTH_BUILTINS` (not a method)
+_TRUTH_WORD = r"(?:\b(?:if|elif|while|and|or|not)\b|(?<![.\w])(?:%s)\s*\()" % "|".join(sorted(TRUTH_BUILTINS))
 _CONDITION_CALL = r"\b(?:%s)\s*\(" % "|".join(sorted(CONDITION_CALLS))
 #: a line that calls a condition name and reads a truth: what a branch on a tensor looks like as
 #: text (``if mask.any():``, ``while (y > c).any():``, ``h if h.sum() > 0 else -h``, ``a and t.any()``)

@@ -33,7 +33,7 @@ from codemods.analysis.astnodes import (
     normal,
     word_ends,
 )
-from codemods.analysis.breaks.ast import condition_call_ends, reads_a_truth
+from codemods.analysis.breaks.ast import condition_call_ends, reads_a_bound_name, reads_a_truth
 from codemods.analysis.catalogue import (
     ARITY_OF_LAST,
     BOOL_MARK,
@@ -303,7 +303,11 @@ class ScreenFacts:
                     for name in SCREEN_WATCHED_NAMES
                     for end in word_ends(text, name)
                 )
-                or any(TENSOR_READ_REST.match(text, end) for name in TENSOR_READ_NAMES for end in word_ends(text, name))
+                or any(
+                    TENSOR_READ_REST.match(text, end) or reads_a_bound_name(text, end)
+                    for name in TENSOR_READ_NAMES
+                    for end in word_ends(text, name)
+                )
                 or any(True for _ in condition_call_ends(text))
                 or bool(self._mask_offsets())
             )
@@ -694,7 +698,10 @@ class ScreenFacts:
                 or (
                     read
                     and (not dot or receiver in TENSOR_READ_PARENTS.get(name, ()))
-                    and TENSOR_READ_REST.match(text, offset + len(name)) is not None
+                    and (
+                        TENSOR_READ_REST.match(text, offset + len(name)) is not None
+                        or reads_a_bound_name(text, offset + len(name))
+                    )
                     and not self._reads_only_modules(name, offset)
                 )
             ):

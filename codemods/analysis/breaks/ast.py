@@ -18,7 +18,9 @@ from codemods.analysis.catalogue import (
     BOOL_METHODS,
     CONDITION_CALLS,
     MASK_LINE,
+    METHOD_CALL,
     NAME_INDEX,
+    TENSOR_READ_NAME,
     TRUTH_WORD,
 )
 
@@ -63,9 +65,23 @@ def mask_index_starts(text: str) -> Iterator[int]:
             yield from starts
 
 
+def reads_a_bound_name(text: str, name_end: int) -> bool:
+    """After a tensor read's name (``int``) at ``name_end``, a name alone in its parentheses that
+    some line binds to a value a method call is written in (``int(total)`` after ``total =
+    x.sum()``): what :func:`codemods.analysis.breaks.cst._reads_a_tensor` may read as a tensor."""
+    match = TENSOR_READ_NAME.match(text, name_end)
+    return match is not None and _bound_to(text, match.group(1), METHOD_CALL)
+
+
 def _bound_to_a_mask(text: str, name: str) -> bool:
     """A line of ``text`` starts by binding ``name`` alone to what a bool tensor is written with
-    (``keep = x > 0``): found by plain text search, which costs far less than a pattern tried at
+    (``keep = x > 0``)."""
+    return _bound_to(text, name, BOOL_MARK)
+
+
+def _bound_to(text: str, name: str, mark: re.Pattern[str]) -> bool:
+    """A line of ``text`` starts by binding ``name`` alone to a value in which ``mark`` is found
+    on that line: found by plain text search, which costs far less than a pattern tried at
     every word."""
     for probe in (f"{name} =", f"{name}="):
         at = text.find(probe)
@@ -74,7 +90,7 @@ def _bound_to_a_mask(text: str, name: str) -> bool:
             end = text.find("\n", value)
             end = len(text) if end == -1 else end
             before = text[text.rfind("\n", 0, at) + 1 : at]
-            if not before.strip() and not text.startswith("=", value) and BOOL_MARK.search(text, value, end):
+            if not before.strip() and not text.startswith("=", value) and mark.search(text, value, end):
                 return True
             at = text.find(probe, at + 1)
     return False

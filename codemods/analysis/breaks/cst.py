@@ -43,7 +43,9 @@ from codemods.analysis.catalogue import (
     CONDITION_CALLS,
     LOGGER_NAMES,
     MASK_INDEX,
+    SHAPE_LEFT_TO_DATA,
     TRACING_GUARDS,
+    TRUTH_BUILTINS,
     BreakCall,
     counts_only_where_recorded,
     logger_entry,
@@ -252,8 +254,13 @@ class _Collector(ScopeTracker):
                 self._chained.update(_truth_chain(node.right))
 
     def visit_Assert(self, node: cst.Assert) -> None:
-        # Dynamo traces an assert on a tensor without a break (measured on torch 2.13)
+        # Dynamo traces the jump an assert makes on its last operand without a break, but not
+        # the reads before it or under ``not`` (``assert not m.any()``, ``assert m.all() and ok``
+        # skip a 3-trip loop's frame; ``assert m.all()``, ``assert ok and m.all()`` do not:
+        # measured on torch 2.13)
         self._chained.update(_truth_chain(node.test))
+        for operand in _assert_reads(node.test):
+            self._truth_read(operand, node)
 
     # -- guards: branches that never run under Dynamo ------------------------
     def visit_If(self, node: cst.If) -> None:
@@ -418,6 +425,8 @@ class _Collector(ScopeTracker):
     def visit_Call(self, node: cst.Call) -> None:
         fn = self._func_stack[-1] if self._func_stack else None
         self._events.append((node, fn, self._scope, tuple(self._guards)))
+        if _reads_each_truth(node) is not None:
+            self._truth_read(node, node)
 
     def replay(self) -> None:
         """Read the recorded calls and assignments in walk order, every binding known."""
@@ -533,8 +542,9 @@ class _Collector(ScopeTracker):
 
     def _catalogue_reason(self, node: cst.Call, scope: Scope, fn: Optional[_Function]) -> Optional[BreakReason]:
         """The catalogue's reason for the call ``node``, read in ``scope`` (in ``fn``), if it breaks."""
-        qualified = False
+        qualified = unbound = False
         for qname in names_in(scope, node):
+            unbound = unbound or qname.rpartition(".")[0] == "torch.Tensor"
             entry = BY_QUALIFIED.get(qname)
             qualified = qualified or entry is not None
             if entry is not None and (entry.arity is None or _positional(node) == entry.arity):
@@ -548,7 +558,8 @@ class _Collector(ScopeTracker):
         if qualified or not isinstance(func, cst.Attribute):
             return None  # ``torch.repeat_interleave(x, 2)``: the function's entry has spoken, not the method's
         method = func.attr.value
-        entry = method_entry(method, bool(node.args))
+        # ``torch.Tensor.item(t)``: the tensor is the first argument, not an argument of the method
+        entry = method_entry(method, len(node.args) > (1 if unbound else 0))
         if entry is not None and not self._arguments_break(entry, node, fn):
             return None
         if entry is None:
@@ -707,8 +718,9 @@ def _passes_a_tensor(call: cst.Call, where: tuple[int, str], facts: TensorFacts)
 
 
 def _given(call: cst.Call, where: tuple[int, str]) -> bool:
-    """The argument at ``where`` (position, -1 for keyword-only, and keyword) is passed; a star
-    argument may pass it."""
+    """The argument at ``where`` (position, -1 for keyword-only, and keyword) is passed, and not
+    as a value that leaves the shape to the data (:data:`SHAPE_LEFT_TO_DATA`); a star argument
+    may pass it."""
     position, keyword = where
     positional = 0
     for arg in call.args:
@@ -716,10 +728,10 @@ def _given(call: cst.Call, where: tuple[int, str]) -> bool:
             return True
         if arg.keyword is not None:
             if arg.keyword.value == keyword:
-                return True
+                return _code(arg.value) not in SHAPE_LEFT_TO_DATA
             continue
         if positional == position:
-            return True
+            return _code(arg.value) not in SHAPE_LEFT_TO_DATA
         positional += 1
     return False
 
@@ -732,14 +744,21 @@ def _reads_a_tensor(call: cst.Call, facts: TensorFacts) -> bool:
     call is written in.
 
     Only this shape counts (the prefilter finds it by its text,
-    :data:`~codemods.analysis.catalogue.TENSOR_READ_REST`); ``int(t)`` of a
-    bare name is left to a recorded run.
+    :data:`~codemods.analysis.catalogue.TENSOR_READ_REST`), or a bare name the
+    function binds once to such a value (``int(total)`` after ``total =
+    x.sum()``, :data:`~codemods.analysis.catalogue.TENSOR_READ_NAME`); another
+    ``int(t)`` of a bare name is left to a recorded run.
     """
     if _positional(call) != 1:
         return False
     arg = call.args[0].value
     if facts.recorded and dotted_name(arg) in facts.recorded:
         return True  # a run read this very name as a tensor (:mod:`codemods.analysis.tensors.recorded`)
+    if isinstance(arg, cst.Name):
+        bound = facts.assigned_once(arg.value)
+        if bound is None:
+            return False
+        arg = bound
     if "\n" in _code(arg):
         return False
     if not any(type(node) is cst.Call and isinstance(node.func, cst.Attribute) for node in walk.descendants(arg)):
@@ -808,6 +827,26 @@ def _truth_chain(test: cst.BaseExpression) -> list[int]:
     return found
 
 
+def _reads_each_truth(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``any(p.max() > 2 for p in parts)``: the element whose truth the builtin ``any``/``all``
+    reads for each item of the comprehension it is handed, or None."""
+    func = call.func
+    if not (isinstance(func, cst.Name) and func.value in TRUTH_BUILTINS) or _positional(call) != 1:
+        return None
+    arg = call.args[0].value
+    return arg.elt if isinstance(arg, (cst.GeneratorExp, cst.ListComp)) else None
+
+
+def _assert_reads(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of an ``assert``'s test whose truth Python reads with a jump of their own:
+    all but the last of ``and``/``or``, and what ``not`` negates."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return [test.expression]
+    if isinstance(test, cst.BooleanOperation):
+        return [test.left, *_assert_reads(test.right)]
+    return []
+
+
 def _branches_on_tensor(test: cst.BaseExpression, facts: TensorFacts) -> bool:
     """The truth of ``test`` is the truth of a tensor (``not``, ``and`` and ``or`` looked through)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -816,6 +855,9 @@ def _branches_on_tensor(test: cst.BaseExpression, facts: TensorFacts) -> bool:
         if _decided_while_tracing(test):
             return False  # Dynamo never reads the right operand
         return _branches_on_tensor(test.left, facts) or _branches_on_tensor(test.right, facts)
+    each = _reads_each_truth(test) if isinstance(test, cst.Call) else None
+    if each is not None:
+        return _branches_on_tensor(each, facts)
     return facts.is_tensor(test)
 
 
@@ -1182,6 +1224,7 @@ def find_breaks(
 #: the nodes a truth read is keyed on (see :meth:`_Collector._truth_read`) -> the part read
 _TRUTH_READERS: dict[type, str] = {
     cst.While: "test",
+    cst.Assert: "test",
     cst.IfExp: "test",
     cst.CompIf: "test",
     cst.UnaryOperation: "expression",

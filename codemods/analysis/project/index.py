@@ -41,6 +41,7 @@ from codemods.analysis.astnodes import classes_named, dotted, expressions_of, lo
 from codemods.analysis.breaks.ast import (
     condition_call_ends,
     mask_index_starts,
+    reads_a_bound_name,
     runs_only_if_distinct,
     subscripts_on,
 )
@@ -407,7 +408,9 @@ class _Reader:
             return BY_QUALIFIED.get(path if path is not None else f"builtins.{name}")
         entry = BY_QUALIFIED.get(f"{self.qualify(chain)}.{name}")
         if entry is None and name in METHOD_NAMES:
-            entry = method_entry(name, not _no_arguments(self.text, name_end))
+            # ``torch.Tensor.item(t)`` passes the tensor the method is called on, nothing more
+            unbound = self.qualify(chain) == "torch.Tensor"
+            entry = method_entry(name, not unbound and not _no_arguments(self.text, name_end))
         if entry is None and name in LOGGER_METHOD_NAMES:
             if chain in LOGGER_NAMES or ("." not in chain and chain in self.loggers):
                 entry = logger_entry(name, chain)
@@ -490,7 +493,9 @@ class _Reader:
             entry = BY_TENSOR_READ.get(f"{self.qualify(receiver)}.{name}")
         else:
             entry = BY_TENSOR_READ.get(self.imports.get(name) or f"builtins.{name}")
-        if entry is None or TENSOR_READ_REST.match(self.text, name_end) is None:
+        if entry is None:
+            return None
+        if TENSOR_READ_REST.match(self.text, name_end) is None and not reads_a_bound_name(self.text, name_end):
             return None
         node = self.call_at(line, name)
         evidence = self._evidence(line) if node is not None else None

@@ -28,11 +28,19 @@ reports a break that the file's own analysis would not.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Optional, Union
 
 from codemods.analysis.astnodes import dotted
-from codemods.analysis.catalogue import BOOL_FUNCTIONS, BOOL_METHODS, CONDITION_CALLS, TRACING_GUARDS
+from codemods.analysis.catalogue import (
+    BOOL_FUNCTIONS,
+    BOOL_METHODS,
+    CONDITION_CALLS,
+    SHAPE_LEFT_TO_DATA,
+    TRACING_GUARDS,
+    TRUTH_BUILTINS,
+)
 from codemods.analysis.tensors.cst import (
     METHOD_NON_TENSOR,
     TENSOR_ATTRIBUTES,
@@ -112,13 +120,33 @@ class TensorEvidence:
         """Names some plain assignment of the function's own code gives a tensor, to a fixpoint
         (the inference joins a name's bindings with a tensor on any evidence)."""
         bindings: list[tuple[list[str], ast.expr]] = []
+        stores: Counter[str] = Counter()
+        single: dict[str, ast.expr] = {}
+        loops: list[Union[ast.For, ast.comprehension]] = []
         for node in own_nodes(func.body):
-            if isinstance(node, ast.Assign):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                stores[node.id] += 1
+            elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name):
+                loops.append(node)
+            elif isinstance(node, ast.Assign):
                 names = [t.id for t in node.targets if isinstance(t, ast.Name)]
                 if names:
                     bindings.append((names, node.value))
+                if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    single[node.targets[0].id] = node.value
             elif isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
                 bindings.append(([node.target.id], node.value))
+        arguments = {arg.arg for arg in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)}
+        #: names bound once, by an assignment to that name alone (not parameters)
+        self.assigned_once = {
+            name: value for name, value in single.items() if stores[name] == 1 and name not in arguments
+        }
+        # a loop over a name bound once, to a list made here, binds that list's elements
+        displays = {name: value for name, value in self.assigned_once.items() if isinstance(value, _DISPLAYS)}
+        for loop in loops:
+            assert isinstance(loop.target, ast.Name)
+            iterable = displays.get(loop.iter.id, loop.iter) if isinstance(loop.iter, ast.Name) else loop.iter
+            bindings.extend(([loop.target.id], item) for item in _items_of(iterable))
         changed = True
         while changed:
             changed = False
@@ -170,6 +198,12 @@ class TensorEvidence:
         if call.keywords or len(call.args) != 1 or isinstance(call.args[0], ast.Starred):
             return False
         arg = call.args[0]
+        if isinstance(arg, ast.Name):
+            # ``int(total)`` after ``total = x.sum()``, as the break analysis reads it
+            bound = self.assigned_once.get(arg.id)
+            if bound is None:
+                return False
+            arg = bound
         if arg.lineno != arg.end_lineno:
             return False
         if not any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) for node in ast.walk(arg)):
@@ -197,6 +231,9 @@ class TensorEvidence:
             return self._truth_of_tensor(test.operand)
         if isinstance(test, ast.BoolOp):
             return any(self._truth_of_tensor(value) for value in _read_values(test))
+        each = reads_each_truth(test) if isinstance(test, ast.Call) else None
+        if each is not None:
+            return self._truth_of_tensor(each)
         return self.is_tensor(test)
 
     # -- boolean masks (``x[mask]``) ----------------------------------------------------------
@@ -342,19 +379,24 @@ def bound_arguments(call: ast.Call, func: Def, through_instance: bool) -> list[t
 
 
 def passes(call: ast.Call, where: tuple[int, str]) -> bool:
-    """The argument at ``where`` (position, -1 for keyword-only, and keyword) is passed; a star
-    argument may pass it."""
+    """The argument at ``where`` (position, -1 for keyword-only, and keyword) is passed, and not
+    as a value that leaves the shape to the data (:data:`SHAPE_LEFT_TO_DATA`); a star argument
+    may pass it."""
     position, keyword = where
     if any(isinstance(arg, ast.Starred) for arg in call.args) or any(k.arg is None for k in call.keywords):
         return True
-    return any(k.arg == keyword for k in call.keywords) or 0 <= position < len(call.args)
+    found = [k.value for k in call.keywords if k.arg == keyword]
+    if not found and 0 <= position < len(call.args):
+        found = [call.args[position]]
+    return bool(found) and ast.unparse(found[0]) not in SHAPE_LEFT_TO_DATA
 
 
 def truth_reads(roots: Iterable[ast.AST], header: Optional[ast.expr] = None) -> list[ast.expr]:
     """The expressions in ``roots`` whose truth Python reads, as the break analysis reads them
     (:meth:`codemods.analysis.breaks._Collector._truth_read`): ``if``/``while``/ternary/comprehension
     tests, the operand of ``not`` and the operands but the last of ``and``/``or`` used as values;
-    the ``not``/``and``/``or`` inside such a test are read with it, an ``assert``'s not at all.
+    the ``not``/``and``/``or`` inside such a test are read with it, an ``assert``'s only before its
+    last operand or under ``not``.
     ``header``: the test of the ``if`` or ``while`` statement ``roots`` are the parts of."""
     found: list[ast.expr] = []
     chained: set[int] = set()
@@ -374,8 +416,12 @@ def truth_reads(roots: Iterable[ast.AST], header: Optional[ast.expr] = None) -> 
         elif isinstance(node, ast.comprehension):
             for test in node.ifs:
                 read(test)
+        elif isinstance(node, ast.Call) and reads_each_truth(node) is not None:
+            read(node)
         elif isinstance(node, ast.Assert):
             chained.update(_truth_chain(node.test))
+            for operand in _assert_reads(node.test):
+                read(operand)
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and id(node) not in chained:
             read(node.operand)
         elif isinstance(node, ast.BoolOp) and id(node) not in chained:
@@ -387,6 +433,41 @@ def truth_reads(roots: Iterable[ast.AST], header: Optional[ast.expr] = None) -> 
                 chained.update(_truth_chain(value))  # never read while Dynamo traces
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
     return found
+
+
+#: lists and tuples made in place, whose elements a loop over them binds
+_DISPLAYS = (ast.List, ast.Tuple, ast.ListComp)
+
+
+def _items_of(iterable: ast.expr) -> list[ast.expr]:
+    """What a loop over ``iterable`` binds, as :meth:`codemods.analysis.tensors.cst.TensorFacts._items_of`
+    finds it: the elements of a list or tuple made in place, else a row of ``iterable`` (a tensor
+    when it is one)."""
+    if isinstance(iterable, (ast.ListComp, ast.GeneratorExp)):
+        return [iterable.elt]
+    if isinstance(iterable, (ast.List, ast.Tuple)):
+        return [element for element in iterable.elts if not isinstance(element, ast.Starred)]
+    return [iterable]
+
+
+def reads_each_truth(call: ast.Call) -> Optional[ast.expr]:
+    """``any(p.max() > 2 for p in parts)``: the element whose truth the builtin ``any``/``all``
+    reads for each item of the comprehension it is handed, or None."""
+    if not (isinstance(call.func, ast.Name) and call.func.id in TRUTH_BUILTINS):
+        return None
+    if call.keywords or len(call.args) != 1 or not isinstance(call.args[0], (ast.GeneratorExp, ast.ListComp)):
+        return None
+    return call.args[0].elt
+
+
+def _assert_reads(test: ast.expr) -> list[ast.expr]:
+    """The operands of an ``assert``'s test whose truth Python reads with a jump of their own,
+    as :func:`codemods.analysis.breaks.cst._assert_reads` finds them."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return [test.operand]
+    if isinstance(test, ast.BoolOp):
+        return [*test.values[:-1], *_assert_reads(test.values[-1])]
+    return []
 
 
 def _read_values(test: ast.BoolOp) -> list[ast.expr]:

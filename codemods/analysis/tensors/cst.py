@@ -38,8 +38,9 @@ of a submodule is its own frame).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import libcst as cst
 from libcst.metadata import BaseMetadataProvider
@@ -117,6 +118,8 @@ _LITERALS = (
 )
 _LITERAL_TYPES = walk.node_types(*_LITERALS)
 _NAME_TYPES = walk.node_types(cst.Name)
+#: lists and tuples made in place, whose elements a loop over them binds
+_DISPLAYS = (cst.List, cst.Tuple, cst.ListComp)
 _ATTRIBUTE_TYPES = walk.node_types(cst.Attribute)
 #: the nodes that bind names in a function's own code
 _BINDERS = walk.node_types(
@@ -242,8 +245,6 @@ class TensorFacts:
         self._bool_names: Optional[frozenset[str]] = None
         #: node id -> kind, once the names' kinds are settled (a kind is asked of every sub-expression)
         self._memo: Optional[dict[int, str]] = None
-        #: ids of the rows a loop binds (``iterable[0]``, made by :meth:`_item_of`)
-        self._rows: set[int] = set()
         params = func.params
         for index, param in enumerate((*params.posonly_params, *params.params, *params.kwonly_params)):
             kind = _annotation_kind(param.annotation)
@@ -272,6 +273,7 @@ class TensorFacts:
         """The kind of every name the function binds, to a fixpoint."""
         bindings: list[tuple[list[str], Optional[cst.BaseExpression]]] = []
         single: dict[str, cst.Assign] = {}
+        loops: list[Union[cst.For, cst.CompFor]] = []
         for node in self._own_nodes(self.func.body):
             node_type = type(node)  # by type: isinstance of libcst's node classes is slow on every node
             if node_type not in _BINDERS:
@@ -292,13 +294,37 @@ class TensorFacts:
                 bindings.append((target_names(node.target), cst.BinaryOperation(node.target, cst.Add(), node.value)))
             elif node_type is cst.For or node_type is cst.CompFor:
                 assert isinstance(node, (cst.For, cst.CompFor))
-                bindings.extend(self._loop_bindings(node.target, node.iter))
+                loops.append(node)
             elif node_type is cst.NamedExpr:
                 assert isinstance(node, cst.NamedExpr)
                 bindings.append((target_names(node.target), node.value))
             else:
                 assert isinstance(node, (cst.WithItem, cst.ExceptHandler, cst.Import, cst.ImportFrom))
                 bindings.append((_other_bindings(node), None))
+        # a loop over a name bound once, to a list made here, binds that list's elements
+        bound = Counter(name for names, _ in bindings for name in names)
+        displays = {
+            name: node.value
+            for name, node in single.items()
+            if bound[name] == 1 and name not in self.kinds and isinstance(node.value, _DISPLAYS)
+        }
+        #: name -> what it iterates the rows of: a tensor's rows are tensors, once its kind is settled
+        rows: dict[str, list[cst.BaseExpression]] = {}
+        for loop in loops:
+            for part, source in _positions(loop.target, loop.iter):
+                names = target_names(part)
+                if source is None:
+                    bindings.append((names, cst.Integer("0")))  # enumerate's count
+                    continue
+                iterable = displays.get(source.value, source) if isinstance(source, cst.Name) else source
+                items = self._items_of(iterable)
+                if items is None:
+                    bindings.append((names, None))
+                    for name in names:
+                        rows.setdefault(name, []).append(iterable)
+                else:
+                    # each element is a binding of the loop's names, joined as the bindings of a name are
+                    bindings.extend((names, item) for item in items)
         params = dict(self.kinds)
         for names, _ in bindings:
             for name in names:
@@ -317,6 +343,7 @@ class TensorFacts:
             changed = False
             for name, values in by_name.items():
                 kinds = [UNKNOWN if value is None else self.kind(value) for value in values]
+                kinds.extend(TENSOR if self.kind(iterable) == TENSOR else UNKNOWN for iterable in rows.get(name, ()))
                 if name in params:
                     kinds.append(params[name])
                 if name in self.recorded:
@@ -330,43 +357,21 @@ class TensorFacts:
             if not changed:
                 break
 
-    def _loop_bindings(
-        self, target: cst.BaseExpression, iterable: cst.BaseExpression
-    ) -> list[tuple[list[str], Optional[cst.BaseExpression]]]:
-        """What a loop's target names are bound to, position by position over ``zip`` and
-        ``enumerate`` (``for scores, anchors in zip(pred_scores, image_anchors)``)."""
-        if isinstance(iterable, cst.Call) and isinstance(target, (cst.Tuple, cst.List)):
-            name = dotted_name(iterable.func)
-            args = iterable.args
-            elements = target.elements
-            plain = not any(arg.keyword or arg.star for arg in args) and not any(
-                isinstance(element, cst.StarredElement) for element in elements
-            )
-            if plain and name == "zip" and len(args) == len(elements):
-                pairs = zip(elements, args, strict=True)
-                return [(target_names(element.value), self._item_of(arg.value)) for element, arg in pairs]
-            if plain and name == "enumerate" and len(args) == 1 and len(elements) == 2:
-                return [
-                    (target_names(elements[0].value), cst.Integer("0")),
-                    (target_names(elements[1].value), self._item_of(args[0].value)),
-                ]
-        return [(target_names(target), self._item_of(iterable))]
-
-    def _item_of(self, iterable: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-        """What a loop over ``iterable`` binds: an int over ``range``, a row of a tensor.
-
-        The row is an expression (``iterable[0]``) whose kind is settled with the names': the
-        iterable may be a name the function binds from a tensor further up (``pred_scores =
-        F.softmax(logits)``), whose kind is not known yet when the loops are read."""
-        name = dotted_name(iterable.func) if isinstance(iterable, cst.Call) else None
-        if name == "range":
-            return cst.Integer("0")
+    def _items_of(self, iterable: cst.BaseExpression) -> Optional[list[Optional[cst.BaseExpression]]]:
+        """What a loop over ``iterable`` binds: the elements of a list or tuple made in place
+        (``[x * k for k in ks]``, ``[x, -x]``), an int over ``range``, nothing known of a
+        submodule list (their calls are frames of their own); None for a row of ``iterable``,
+        a tensor when ``iterable`` is one."""
+        if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)):
+            return [iterable.elt]
+        if isinstance(iterable, (cst.List, cst.Tuple)) and iterable.elements:
+            return [None if isinstance(e, cst.StarredElement) else e.value for e in iterable.elements]
+        if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range":
+            return [cst.Integer("0")]
         source = dotted_name(iterable)
         if source and source.startswith("self.") and source[5:] in self.submodules:
-            return None  # submodules (their calls are frames of their own)
-        row = cst.Subscript(value=iterable, slice=[cst.SubscriptElement(cst.Index(cst.Integer("0")))])
-        self._rows.add(id(row))
-        return row
+            return [None]
+        return None
 
     # -- kinds -------------------------------------------------------------------------
     def kind(self, expr: cst.BaseExpression) -> str:
@@ -400,8 +405,6 @@ class TensorFacts:
             return UNKNOWN
         if isinstance(expr, cst.Subscript):
             base = self.kind(expr.value)
-            if id(expr) in self._rows:
-                return TENSOR if base == TENSOR else UNKNOWN  # an item of a list, a tuple: anything
             return base if base != UNKNOWN else UNKNOWN
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.left, _STRINGS):
             return OTHER  # ``"%d" % n``: string formatting
@@ -580,6 +583,27 @@ def _combine(*kinds: str) -> str:
     if TENSOR in kinds:
         return TENSOR
     return OTHER if all(k == OTHER for k in kinds) else UNKNOWN
+
+
+def _positions(
+    target: cst.BaseExpression, iterable: cst.BaseExpression
+) -> list[tuple[cst.BaseExpression, Optional[cst.BaseExpression]]]:
+    """A loop's target, position by position over ``zip`` and ``enumerate``, each part with what it
+    runs over (None for enumerate's count): ``for scores, anchors in zip(pred_scores, image_anchors)``
+    binds ``scores`` to the rows of ``pred_scores`` alone."""
+    if isinstance(iterable, cst.Call) and isinstance(target, (cst.Tuple, cst.List)):
+        name = dotted_name(iterable.func)
+        args = iterable.args
+        elements = target.elements
+        plain = not any(arg.keyword or arg.star for arg in args) and not any(
+            isinstance(element, cst.StarredElement) for element in elements
+        )
+        if plain and name == "zip" and len(args) == len(elements):
+            pairs = zip(elements, args, strict=True)
+            return [part for element, arg in pairs for part in _positions(element.value, arg.value)]
+        if plain and name == "enumerate" and len(args) == 1 and len(elements) == 2:
+            return [(elements[0].value, None), *_positions(elements[1].value, args[0].value)]
+    return [(target, iterable)]
 
 
 def _other_bindings(node: cst.CSTNode) -> list[str]:

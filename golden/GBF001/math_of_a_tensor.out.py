@@ -1,0 +1,23 @@
+"""`math.sqrt(x.abs().sum())`: a `math` function asks the tensor for `__float__`, reading its value."""
+import math
+
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        def _gbfix_inner_1(i):
+            nonlocal x
+            x = x / math.sqrt(x.abs().sum())
+
+        _gbfix_inner_1(0)
+        _gbfix_inner_1(1)
+        _gbfix_inner_1(2)
+        return x.relu()
+
+
+ENTRY = Model
+
+
+def example_inputs():
+    return (torch.tensor([1.0, -2.0, 3.0, 0.5]),)
