@@ -215,3 +215,32 @@ def test_an_untyped_attribute_a_run_read_is_a_tensor_in_the_whole_function(tmp_p
     # `holder.count` typed, `holder` itself is not: a loop over `int(holder)` is not a break
     plain = ATTRIBUTES.replace("int(holder.count)", "int(holder)")
     assert [f.line for f in transform_source(plain, path, Settings(recorded_tensors=evidence)).findings] == [8]
+
+
+HOIST = """import torch
+
+
+class Block(torch.nn.Module):
+    def forward(self, x):
+        h = x * 2
+        try:
+            m = float(x.mean())
+            h = h + m
+        except ValueError:
+            h = h - 1
+        return h.relu()
+"""
+
+
+def test_a_parameter_a_run_read_as_a_tensor_is_hoisted_out_of_a_try(tmp_path):
+    # statically `x` may be any object, whose `mean()` may raise the ValueError the handler
+    # catches; a run that read it as a tensor says `float(x.mean())` cannot
+    path = str(tmp_path / "model.py")
+    line = next(n for n, text in enumerate(HOIST.splitlines(), 1) if "float(x.mean())" in text)
+    recorded = {path: frozenset({line})}
+    guess = transform_source(HOIST, path, Settings(recorded_breaks=recorded))
+    assert guess.new_text is not None and "def _gbfix_try_" in guess.new_text
+    typed = Settings(recorded_breaks=recorded, recorded_tensors={path: {"Block.forward": frozenset({"x"})}})
+    hoisted = transform_source(HOIST, path, typed)
+    assert hoisted.new_text is not None and "_gbfix" not in hoisted.new_text
+    assert "        m = float(x.mean())\n        try:\n            h = h + m\n" in hoisted.new_text

@@ -193,7 +193,7 @@ def _compiled_try_hazard(
             hazards: frozenset[str] = TRACED_HAZARDS
         else:
             assert found.function is not None
-            opaque = unannotated_params(found.function)
+            opaque = unannotated_params(found.function, facts)
             evidence = Evidence(lookup, lambda name: True, facts, opaque)
             hazards = traced_hazards(body_statements(holder.body), evidence, torch_names, lambda name: False)
         catcher = caught_by(holder.handlers, hazards, lambda name: False) if hazards else None

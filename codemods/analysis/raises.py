@@ -353,12 +353,16 @@ _PLAIN_BUILTINS = frozenset(
 )  # fmt: skip
 
 
-def unannotated_params(func: cst.FunctionDef) -> frozenset[str]:
+def unannotated_params(func: cst.FunctionDef, facts: Optional[TensorFacts] = None) -> frozenset[str]:
     """Parameters without an annotation: a tensor to the inference on a guess (of ``forward``),
-    they may hold anything (:attr:`Evidence.opaque`)."""
+    they may hold anything (:attr:`Evidence.opaque`), unless a caller in the scanned files hands
+    them a tensor or a recorded run read them as one (``facts.witnessed``)."""
     params = func.params
+    witnessed = facts.witnessed if facts is not None else frozenset()
     return frozenset(
-        p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.annotation is None
+        p.name.value
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        if p.annotation is None and p.name.value not in witnessed
     )
 
 

@@ -282,7 +282,7 @@ class SplitTry(BlockRule):
         if index not in (0, len(body_statements(node.body)) - 1) and frame_refusal(func):
             return _Plan(None)  # a split in the middle adds a flag to the frame
         facts = self.tensor_facts(func)
-        evidence = Evidence(self.lookup, self.bound_check(node, index, func), facts, unannotated_params(func))
+        evidence = Evidence(self.lookup, self.bound_check(node, index, func), facts, unannotated_params(func, facts))
         raised = statement_raises(body_statements(node.body)[index], evidence)
         own = function_scope_use(func).bound
         catcher = caught_by(node.handlers, raised, lambda name: name in own or name in self.module_names())

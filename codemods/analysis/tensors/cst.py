@@ -246,9 +246,16 @@ class TensorFacts:
         #: node id -> kind, once the names' kinds are settled (a kind is asked of every sub-expression)
         self._memo: Optional[dict[int, str]] = None
         params = func.params
+        #: parameters a caller in the scanned files hands a tensor, or a recorded run read as one:
+        #: tensors on evidence, not on a guess from where they are declared
+        self.witnessed = frozenset(
+            param.name.value
+            for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+            if param.name.value in tensor_params or param.name.value in self.recorded
+        )
         for index, param in enumerate((*params.posonly_params, *params.params, *params.kwonly_params)):
             kind = _annotation_kind(param.annotation)
-            if param.name.value in tensor_params or param.name.value in self.recorded:
+            if param.name.value in self.witnessed:
                 # what callers pass, or a run read, beats an annotation (``paddings: tuple[int, int]`` given tensors)
                 kind = TENSOR
             elif kind is None and is_method and index == 0:
