@@ -31,7 +31,7 @@ CASES = {
         "def f(x):\n"
         "    n = int(x.numel())\n"
         "    for i in range(n):\n"
-        "        x = x + i\n"
+        "        x = x * 2 + i\n"
         "        print(i)\n"
         "    return x, sorted(locals())\n"
     ),
