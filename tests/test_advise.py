@@ -367,6 +367,28 @@ def test_the_written_sampler_imports(tmp_path) -> None:
 
 
 @pytest.mark.cli
+def test_lines_for_a_file_without_a_compile_call_come_with_their_imports(tmp_path) -> None:
+    """Pasted as printed, the lines run: `warnings.warn` comes with `import warnings`; the file is not changed."""
+    shutil.copytree(os.path.join(ROOT, "examples"), tmp_path / "examples")
+    block = "examples/transformer_block.py"
+    command = [sys.executable, "-m", "rewriter", "advise", block, "--device", "cpu", "--write"]
+    command += ["--entry", "examples.transformer_block:ENTRY", "--inputs", "examples.transformer_block:example_inputs"]
+    command += ["--candidate", "capture_scalar_outputs+reorderable_logging_functions"]
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert result.returncode == 2, result.stderr
+    told = result.stderr.splitlines()
+    start = told.index(f"gbfix: error: {block} has no torch.compile call; put these lines before yours:")
+    pasted = [line.strip() for line in told[start + 1 :]]
+    assert pasted[:2] == ["import torch", "import warnings"], told
+    assert "torch._dynamo.config.reorderable_logging_functions.update({print, warnings.warn})" in pasted
+    ran = subprocess.run([sys.executable, "-c", "\n".join(pasted)], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    with open(os.path.join(ROOT, block)) as original:
+        assert (tmp_path / block).read_text() == original.read()
+
+
+@pytest.mark.cli
 def test_a_setting_the_file_cannot_make_where_it_goes_is_not_written(tmp_path) -> None:
     """The run built the entry (and the library's warning_once with it); the compile line comes before that."""
     source = LIBRARY_LOGGER + "\n\ndef run(x):\n    return Model()(x)\n\n\ncompiled = torch.compile(run)\n"

@@ -11,6 +11,7 @@ command before it starts, so the timing never depends on the machine.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 import os
@@ -497,7 +498,8 @@ MALFORMED_TRACES = {
     "truncated_json": (PREFIX + '{"dynamo_start": {"stack": [{"filename": 1, "na', "truncated or corrupt JSON"),
     "5000_digit_number_in_json": (PREFIX + '{"str": ["good.py", ' + _DIGITS + "]}", "truncated or corrupt JSON"),
     "not_an_object": (PREFIX + '{"a": 1} trailing', "truncated or corrupt JSON"),
-    "binary_garbage": ("\x00\x7f\x00 garbage {{{", "truncated or corrupt JSON"),
+    "binary_garbage": ("\x00\x7f\x00 garbage {{{", "no JSON after a log prefix"),
+    "text_between_records": ("[rank0]: started", "no JSON after a log prefix"),
     "dynamo_start_is_a_list": (PREFIX + '{"dynamo_start": [1, 2]}', "'dynamo_start' is not a JSON object"),
     "stack_is_text": (PREFIX + '{"dynamo_start": {"stack": "f"}}', "'dynamo_start' has no list of frames"),
     "stack_of_numbers": (PREFIX + '{"dynamo_start": {"stack": [1]}}', "'dynamo_start' has no list of frames"),
@@ -509,6 +511,16 @@ MALFORMED_TRACES = {
     "line_is_nan": (_metrics().replace('"fail_user_frame_lineno": 6', '"fail_user_frame_lineno": NaN'), "line number"),
     "5000_digit_line_in_block": (_artifact(_BLOCK.replace("good.py:6", "good.py:" + _DIGITS)), "not a line number"),
     "5000_digit_frame_line": (_artifact(_BLOCK.replace("line 6", "line " + _DIGITS)), "not a line number"),
+    "start_line_is_a_word": (PREFIX + '{"dynamo_start": {"stack": [{"line": "six", "name": "f"}]}}', "line number"),
+    "start_line_is_negative": (PREFIX + '{"dynamo_start": {"stack": [{"line": -5, "name": "f"}]}}', "line number"),
+    "start_name_is_a_number": (
+        PREFIX + '{"dynamo_start": {"stack": [{"line": 3, "name": 5, "filename": 0}]}}',
+        "a frame of 'dynamo_start' is not",
+    ),
+    "start_filename_is_a_list": (
+        PREFIX + '{"dynamo_start": {"stack": [{"line": 3, "name": "f", "filename": [0]}]}}',
+        "a frame of 'dynamo_start' is not",
+    ),
 }
 #: the same for ``--log`` (TORCH_LOGS=graph_breaks text): the bad block starts on the log's second line
 MALFORMED_LOGS = {
@@ -541,6 +553,62 @@ def test_a_malformed_trace_is_one_line_naming_the_record(project, command, name)
     log = "trace/dedicated_log_torch_trace_1.log"
     (project / log).write_text(_FIRST + text + "\n")
     _assert_log_refused(gbfix(command, "--trace", "trace", "good.py", cwd=project), log, reason, project)
+
+
+def _payload_record(payload: str) -> str:
+    """A record with a payload and the hash Dynamo writes with it (of the payload, tab-indented below)."""
+    digest = hashlib.md5(payload.encode("utf-8")).hexdigest()
+    head = {"artifact": {"name": "inductor_config", "encoding": "json"}, "has_payload": digest}
+    return PREFIX + json.dumps(head) + "\n" + "".join(f"\t{line}\n" for line in payload.splitlines())
+
+
+_CONFIG = '{\n"a": 1,\n"b": 2\n}'
+#: name -> (the whole log's text, what its one line says, the line it names or 0)
+UNUSABLE_TRACES = {
+    "empty": ("", "no TORCH_TRACE records", 0),
+    "blank": ("\n  \n", "no TORCH_TRACE records", 0),
+    "graph_breaks_text_not_a_trace": (
+        "V1207 12:00:00.000000 1 torch/_dynamo/symbolic_convert.py:5124] [0/0] [__graph_breaks] item () {}\n",
+        "no JSON after a log prefix",
+        1,
+    ),
+    "cut_inside_the_last_payload": (_FIRST + _payload_record(_CONFIG)[:-12], "truncated", 2),
+}
+
+
+@pytest.mark.parametrize("command", ["scan", "apply"])
+@pytest.mark.parametrize("name", sorted(UNUSABLE_TRACES))
+def test_a_trace_with_nothing_to_read_or_cut_short_is_one_line(project, command, name):
+    text, reason, line = UNUSABLE_TRACES[name]
+    (project / "trace").mkdir()
+    log = "trace/dedicated_log_torch_trace_1.log"
+    (project / log).write_text(text)
+    result = gbfix(command, "--trace", "trace", "good.py", cwd=project)
+    assert result.returncode == 2, result.stderr
+    where = re.escape(log) + (f":{line}" if line else "")
+    assert re.fullmatch(rf"gbfix: error: {where}: .*{reason}.*", result.stderr.strip()), result.stderr
+    assert (project / "good.py").read_text() == GOOD
+
+
+def test_a_whole_trace_is_read(project):
+    """The checks above pass what Dynamo writes: a record with its payload whole is read."""
+    (project / "trace").mkdir()
+    (project / "trace/dedicated_log_torch_trace_1.log").write_text(_FIRST + _payload_record(_CONFIG))
+    result = gbfix("scan", "--trace", "trace", "good.py", cwd=project)
+    assert result.returncode == 1 and "error:" not in result.stderr, result.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="a named pipe")
+@pytest.mark.parametrize("option", ["--trace", "--log"])
+def test_a_trace_or_log_that_is_a_directory_or_a_pipe(project, option):
+    (project / "dir.log").mkdir()
+    os.mkfifo(project / "pipe")
+    expected = {"--trace": "not a TORCH_TRACE directory or log file", "--log": "cannot read the log: Is a directory"}
+    path = "pipe" if option == "--trace" else "dir.log"
+    result = gbfix("apply", option, path, "good.py", cwd=project, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [f"gbfix: error: {path}: {expected[option]}"]
+    assert (project / "good.py").read_text() == GOOD
 
 
 @pytest.mark.parametrize("command", ["scan", "apply"])
@@ -590,6 +658,43 @@ def test_a_source_on_stdin_over_the_size_limit_is_refused_as_a_file_is(project, 
     assert result.stdout == b""  # apply -: the editor's buffer is not replaced
 
 
+@pytest.mark.parametrize(
+    ("args", "what"),
+    [
+        (["scan", "good.py"], "the report (use --output FILE)"),
+        (["scan", "-"], "the report (use --output FILE)"),
+        (["apply", "-"], "the rewritten source"),
+        (["apply", "--dry-run", "good.py"], "the patch"),
+    ],
+)
+def test_stdout_closed_is_one_line_when_output_must_go_there(project, args, what):
+    with open(project / "good.py", "rb") as stdin:
+        result = subprocess.run(
+            [sys.executable, "-m", "rewriter", *args],
+            cwd=project,
+            stdin=stdin,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: os.close(1),
+        )
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [f"gbfix: error: stdout is closed: nowhere to write {what}"]
+    assert (project / "good.py").read_text() == GOOD
+
+
+def test_stdout_closed_does_not_stop_an_apply_in_place(project):
+    """Only a command whose output goes to stdout needs it: `apply` in place writes the file."""
+    result = subprocess.run(
+        [sys.executable, "-m", "rewriter", "apply", *EVERY_FUNCTION, "good.py"],
+        cwd=project,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert result.returncode == 0, result.stderr
+    assert good_was_rewritten(project)
+
+
 # -- 9. a program that starts a process of its own: a timeout ends them all ------------------------------
 
 SPAWNS = """\
@@ -598,10 +703,20 @@ import os, subprocess, sys, time
 import torch
 
 
+#: the child starts a grandchild and writes its pid
+CHILD = (
+    "import os, subprocess, sys, time; "
+    "grandchild = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)']); "
+    "open(os.environ['GBFIX_TEST_PIDS'], 'a').write(f'{grandchild.pid}\\\\n'); time.sleep(600)"
+)
+
+
 def entry(x):
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    child = subprocess.Popen([sys.executable, "-c", CHILD])
     with open(os.environ["GBFIX_TEST_PIDS"], "a") as handle:
         handle.write(f"{os.getpid()} {child.pid}\\n")
+    while len(open(os.environ["GBFIX_TEST_PIDS"]).read().split()) < 3:  # the grandchild runs
+        time.sleep(0.1)
     time.sleep(600)
     return x + 1
 
@@ -637,9 +752,12 @@ def test_a_timeout_ends_the_program_and_what_it_started(tmp_path, command):
         [sys.executable, "-m", "rewriter", *args], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=400
     )
     assert result.returncode == 2, result.stderr
-    assert "timed out (see --timeout)" in result.stderr.splitlines()[0], result.stderr
+    first = result.stderr.splitlines()[0]
+    ended = r"timed out, ended with every process it started \(see --timeout\)"
+    assert re.fullmatch(rf"gbfix: error: ((before|after): spawns\.py|spawns:entry): {ended}", first), first
     started = [int(pid) for line in pids.read_text().splitlines() for pid in line.split()]
-    assert started  # the program did start its process
+    # per side (verify runs two), the program, its child and its grandchild
+    assert started and len(started) % 3 == 0
     deadline = time.monotonic() + 10
     while any(map(_running, started)) and time.monotonic() < deadline:
         time.sleep(0.1)

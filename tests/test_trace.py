@@ -393,3 +393,14 @@ def test_record_runs_the_program_and_apply_fixes_what_it_recorded(tmp_path):
 def test_record_says_when_the_program_cannot_run(tmp_path):
     result = gbfix("record", "-o", "trace", "--", "no-such-program-here", cwd=str(tmp_path))
     assert result.returncode == 2 and "cannot run no-such-program-here" in result.stderr
+
+
+@pytest.mark.cli
+def test_record_says_when_the_program_compiled_nothing(tmp_path):
+    """No log means `apply --trace` would find nothing: the line says so, the program's exit code passes."""
+    result = gbfix("record", "-o", "trace", "--", sys.executable, "-c", "import sys; sys.exit(3)", cwd=str(tmp_path))
+    assert result.returncode == 3
+    assert result.stderr.splitlines() == [
+        "gbfix: the run wrote no trace log to trace: no torch.compile call ran (the exit code is the program's)"
+    ]
+    assert os.listdir(tmp_path / "trace") == []

@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import typer
 
-from rewriter.cli.app import err, write_patch
+from rewriter.cli.app import err, require_stdout, write_patch
 from rewriter.engine.diffs import display_path, unified_diff
 from rewriter.engine.fileio import FileChanged, SourceError, atomic_write, encode_source, read_source
 from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
@@ -62,6 +62,7 @@ def advise(
     every output equal and raised graph coverage. Exit 0 when done (with --write --dry-run:
     1 when FILE would change), 2 on errors.
     """
+    require_stdout("the report")
     if dry_run and not write:
         err("gbfix: error: --dry-run goes with --write")
         raise typer.Exit(EXIT_ERROR)
@@ -115,7 +116,8 @@ def _write(advice: Advice, file: Optional[str], dry_run: bool) -> int:
     new = insert_before_compile(source.text, lines, imports)
     if new is None:
         err(f"gbfix: error: {display_path(file)} has no torch.compile call; put these lines before yours:")
-        err("\n".join(f"    {line}" for line in lines))
+        # the names the lines use must resolve where the user puts them
+        err("\n".join(f"    {line}" for line in [*(f"import {name}" for name in imports), *lines]))
         return EXIT_ERROR
     if new == source.text:
         err(f"gbfix: {display_path(file)} already makes the setting")

@@ -100,6 +100,13 @@ def err(message: str) -> None:
     typer.echo(message, err=True)
 
 
+def require_stdout(what: str) -> None:
+    """Exits 2 when the process was started with stdout closed (``>&-``) and ``what`` must go there."""
+    if sys.stdout is None:
+        err(f"gbfix: error: stdout is closed: nowhere to write {what}")
+        raise typer.Exit(EXIT_ERROR)
+
+
 def write_patch(patch: bytes) -> None:
     """A patch is bytes in each file's own encoding: they go to stdout unchanged."""
     sys.stdout.flush()

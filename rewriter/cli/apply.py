@@ -27,6 +27,7 @@ from rewriter.cli.app import (
     collect,
     err,
     read_stdin,
+    require_stdout,
     resolve_settings,
     stdin_name,
     summary,
@@ -163,6 +164,10 @@ def apply(
     if name is not None and verify:
         err("gbfix: error: --verify compiles files on disk; it cannot check source from stdin")
         raise typer.Exit(EXIT_ERROR)
+    if dry_run:
+        require_stdout("the patch")
+    elif name is not None and not check:
+        require_stdout("the rewritten source")
     where = [name if name != STDIN else "."] if name else paths
     settings = resolve_settings(
         where,

@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from rewriter.cli.app import err
+from rewriter.cli.app import err, require_stdout
 from rewriter.engine.results import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from rewriter.runtime.explain import ExplainError, explain_file, render
 
@@ -33,6 +33,7 @@ def explain(
     Each break and skipped frame of the real run comes with the rule that fixes it.
     Exit 0 when no frame was skipped, 1 when some were, 2 on errors.
     """
+    require_stdout("the report")
     try:
         explanation = explain_file(file, entry, inputs, device=device, backend=backend, timeout=timeout)
     except ExplainError as exc:

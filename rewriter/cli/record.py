@@ -34,5 +34,10 @@ def record(
     except OSError as exc:
         err(f"gbfix: error: cannot run {program[0]}: {exc.strerror}")
         raise typer.Exit(EXIT_ERROR) from None
+    if not any(name.endswith(".log") for name in os.listdir(directory)):
+        # torch writes the log when the first frame is compiled: `apply --trace` would find nothing
+        nothing = "no torch.compile call ran (the exit code is the program's)"
+        err(f"gbfix: the run wrote no trace log to {output}: {nothing}")
+        raise typer.Exit(code)
     err(f"gbfix: recorded the run's graph breaks in {output}; next: gbfix apply PATH --trace {output} --dry-run")
     raise typer.Exit(code)

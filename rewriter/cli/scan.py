@@ -30,6 +30,7 @@ from rewriter.cli.app import (
     collect,
     err,
     read_stdin,
+    require_stdout,
     resolve_settings,
     stdin_name,
     summary,
@@ -166,6 +167,8 @@ def scan(
         err(f"gbfix: error: --statistics prints text or json, not {output_format}")
         raise typer.Exit(EXIT_ERROR)
     name = stdin_name(paths, stdin_filename)
+    if output is None:
+        require_stdout("the report (use --output FILE)")
     where = [name if name != STDIN else "."] if name else paths
     settings = resolve_settings(
         where,

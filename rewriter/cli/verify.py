@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from rewriter.cli.app import err
+from rewriter.cli.app import err, require_stdout
 from rewriter.engine.config import Settings
 from rewriter.engine.diffs import display_path
 from rewriter.engine.results import (
@@ -99,6 +99,7 @@ def verify(
     coverage, and a compiled call no slower than --max-slowdown. Exit 0 when
     it holds, 1 when outputs differ or the rewrite is worse, 2 on errors.
     """
+    require_stdout("the report")
     if max_slowdown < 1.0 or rounds < 0:
         err("gbfix verify: error: --max-slowdown must be at least 1 and --rounds at least 0")
         raise typer.Exit(EXIT_ERROR)

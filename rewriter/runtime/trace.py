@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import glob
+import hashlib
 import importlib.util
 import json
 import os
@@ -429,6 +430,7 @@ def _records(text: str, origin: str) -> Iterator[tuple[dict[str, Any], str, int]
     """
     lines = text.splitlines()
     i = 0
+    last: Optional[tuple[dict[str, Any], str, int]] = None
     while i < len(lines):
         line = lines[i]
         number = i = i + 1
@@ -436,16 +438,36 @@ def _records(text: str, origin: str) -> Iterator[tuple[dict[str, Any], str, int]
         while i < len(lines) and lines[i].startswith("\t"):
             payload.append(lines[i][1:])
             i += 1
-        start = line.find("{")
-        if start < 0:
+        if not line.strip():
             continue
+        start = line.find("{")
+        if start < 0 or not (start == 0 or line[:start].endswith("] ")):
+            # Dynamo writes only records (JSON after a glog prefix) and their tab-indented payloads
+            raise TraceError(f"{origin or 'trace'}:{number}: not a TORCH_TRACE record (no JSON after a log prefix)")
         try:
             record = json.loads(line[start:])
         except (ValueError, RecursionError):  # truncated, corrupt, a 5,000-digit number, nested past reason
             record = None
         if not isinstance(record, dict):
             raise TraceError(f"{origin or 'trace'}:{number}: not a TORCH_TRACE record (truncated or corrupt JSON)")
-        yield record, "\n".join(payload), number
+        last = record, "\n".join(payload), number
+        yield last
+    if last is None:
+        raise TraceError(f"{origin or 'trace'}: no TORCH_TRACE records (empty)")
+    _check_complete(*last, origin)
+
+
+def _check_complete(record: dict[str, Any], payload: str, number: int, origin: str) -> None:
+    """TraceError when the last record's payload is shorter than the hash Dynamo wrote with it says.
+
+    A log copied or cut while the program still ran ends inside a payload; only the last record
+    can be cut short, and its hash tells.
+    """
+    expected = record.get("has_payload")
+    digest = hashlib.md5(payload.encode("utf-8"), usedforsecurity=False).hexdigest()
+    if isinstance(expected, str) and digest != expected:
+        where = f"{origin or 'trace'}:{number}"
+        raise TraceError(f"{where}: the log ends inside this record (truncated: did the run finish?)")
 
 
 def _checked_records(text: str, origin: str) -> Iterator[tuple[dict[str, Any], str, int]]:
@@ -473,6 +495,11 @@ def _check_shape(record: dict[str, Any]) -> None:
     stack = record.get("dynamo_start", {}).get("stack") or []
     if not isinstance(stack, list) or not all(isinstance(frame, dict) for frame in stack):
         raise _Malformed("'dynamo_start' has no list of frames")
+    for frame in stack:
+        if "line" in frame:
+            _line_number(frame["line"])
+        if not isinstance(frame.get("name", ""), str) or not isinstance(frame.get("filename", 0), (int, str)):
+            raise _Malformed("a frame of 'dynamo_start' is not {line, name, filename}")
 
 
 def _compile_key(record: dict[str, Any]) -> str:
@@ -633,13 +660,15 @@ def read_trace(path: str, all_logs: bool = False) -> list[RecordedBreak]:
 
 
 def _trace_files(path: str, all_logs: bool) -> list[str]:
-    if os.path.isfile(path):
-        return [path]
     if os.path.isdir(path):
         files = trace_logs(path)
         if not files:
             raise TraceError(f"{path}: no TORCH_TRACE logs ({LOG_PREFIX}*.log) in this directory")
         return files if all_logs else files[-1:]
+    if os.path.isfile(path):
+        return [path]
+    if os.path.exists(path):  # a pipe or a device: the trace is read twice (breaks, then skipped frames)
+        raise TraceError(f"{path}: not a TORCH_TRACE directory or log file")
     raise TraceError(f"{path}: no such file or directory")
 
 

@@ -43,6 +43,7 @@ from typing import Any, Optional, Sequence
 
 from codemods.rules.registry import REGISTRY
 from rewriter.engine.config import Settings
+from rewriter.engine.diffs import display_path
 from rewriter.engine.fileio import SourceError, decode_source, read_source
 from rewriter.engine.pipeline import transform_source
 from rewriter.runtime.measure import CompileStats, Timing, first_difference
@@ -511,7 +512,11 @@ def finish_side(
         code = proc.wait(timeout=max(0.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         _stop_all(others)
-        raise VerifyError(f"{label}: timed out (see --timeout)", log=_log_tail(work, label)) from None
+        raise VerifyError(
+            f"{label}: {display_path(request.origin) if request.origin else request.entry}: timed out, "
+            "ended with every process it started (see --timeout)",
+            log=_log_tail(work, label),
+        ) from None
     except BaseException:
         # Ctrl-C: each side leads a session of its own, so the terminal's signal does not reach it.
         _stop_all(others)
