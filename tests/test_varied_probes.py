@@ -1601,9 +1601,7 @@ KNOWN_MISSES: dict[str, str] = {
     "range_of_tensor_int": "range() of a tensor has no entry",
 }
 #: probes whose default rewrite fails its own second-run check (the file is left unchanged)
-NOT_IDEMPOTENT: dict[str, str] = {
-    "try_tolist": "GBF004 outlines the try into a helper, and GBF002 then outlines the loop around it",
-}
+NOT_IDEMPOTENT: dict[str, str] = {}
 
 
 def _findings(source: str) -> list:

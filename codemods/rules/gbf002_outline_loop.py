@@ -158,7 +158,7 @@ class OutlineLoop(LoopRule):
                 "\n"
                 "def f(x, n):\n"
                 "    for i in range(n):\n"
-                "        x = x + i\n"
+                "        x = x * 2 + i\n"
                 "        print(i)\n"
                 "    return x\n"
             ),
@@ -171,7 +171,7 @@ class OutlineLoop(LoopRule):
                 "\n"
                 "        def _gbfix_i_step_2(i):\n"
                 "            nonlocal x\n"
-                "            x = x + i\n"
+                "            x = x * 2 + i\n"
                 "            print(i)\n"
                 "\n"
                 "        for i in range(n):\n"
