@@ -10,10 +10,8 @@ second.
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import pytest
+from probe_run import skipped_frames
 
 from rewriter.engine import pipeline as engine
 from rewriter.engine.config import Settings
@@ -174,15 +172,7 @@ def test_scan_reports_nothing_on_a_control(name: str) -> None:
 
 
 def _skipped(body: str) -> int:
-    import torch
-
-    from rewriter.runtime.measure import measure
-
-    space: dict = {}
-    exec(compile(SOURCE.format(body=body), "<model>", "exec"), space)
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        _, stats = measure(space["Model"](), (torch.tensor([1.0, 3.0, -2.0, 0.5]),), calls=2, coverage=False)
-    return stats.frames_skipped
+    return skipped_frames(SOURCE.format(body=body))
 
 
 @pytest.mark.torch_run

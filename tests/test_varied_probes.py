@@ -22,10 +22,8 @@ its default settings, must report each of the first, but for
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import pytest
+from probe_run import skipped_frames
 
 from rewriter.engine import pipeline as engine
 from rewriter.engine.config import Settings
@@ -1628,15 +1626,7 @@ def test_scan_reports_nothing_where_no_frame_is_skipped(name: str) -> None:
 
 
 def _skipped(source: str) -> int:
-    import torch
-
-    from rewriter.runtime.measure import measure
-
-    space: dict = {}
-    exec(compile(source, "<model>", "exec"), space)
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        _, stats = measure(space["Model"](), (torch.tensor([1.0, 3.0, -2.0, 0.5]),), calls=2, coverage=False)
-    return stats.frames_skipped
+    return skipped_frames(source)
 
 
 @pytest.mark.torch_run
