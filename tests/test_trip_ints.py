@@ -40,3 +40,19 @@ def test_ints_new_on_every_trip_that_index_a_store(source: str, head: int, param
     loop = _loop(source)
     assert len(body_statements(loop.body)) > head
     assert stored_at_trip_ints(loop, head, params) == pinned
+
+
+@pytest.mark.parametrize(
+    ("source", "pinned"),
+    [
+        # a submodule picked by the int (VITS's WaveNet layers)
+        ("for i in range(n):\n    h = self.layers[i](h)\n", ["i"]),
+        ("for i in range(n):\n    layer = self.layers[i]\n    h = layer(h)\n", ["i"]),
+        # a parameter tensor indexed by it stays symbolic (a mixture of experts' weights)
+        ("for i in range(n):\n    h = h @ self.gate_up_proj[i]\n", []),
+        # a list that is not the module's
+        ("for i in range(n):\n    h = h + extras[i]\n", []),
+    ],
+)
+def test_an_int_that_picks_a_submodule_is_pinned(source: str, pinned: list) -> None:
+    assert stored_at_trip_ints(_loop(source), 0, ["i"], frozenset({"self.layers"})) == pinned

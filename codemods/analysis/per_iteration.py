@@ -112,11 +112,13 @@ class StepPlan:
     pinned: list[str] = field(default_factory=list)
 
 
-def plan_step(loop: Loop, outline: OutlinePlan, head: int = 0) -> StepPlan:
+def plan_step(loop: Loop, outline: OutlinePlan, head: int = 0, module_lists: frozenset[str] = frozenset()) -> StepPlan:
     """The per-trip function for ``loop`` (an original node), given how the loop itself is outlined.
 
     ``head``: how many leading statements of the body stay in the driver's
     loop (see :func:`eager_head`); the function holds the rest.
+    ``module_lists``: the dotted names holding submodules (``self.layers``), see
+    :func:`stored_at_trip_ints`.
     """
     statements = body_statements(loop.body)
     body = statements[head:]
@@ -156,7 +158,7 @@ def plan_step(loop: Loop, outline: OutlinePlan, head: int = 0) -> StepPlan:
             plan.driver_declare.append(name)
     plan.nonlocals.sort()
     plan.grown_read = grown_and_read(body)
-    plan.pinned = stored_at_trip_ints(loop, head, plan.params)
+    plan.pinned = stored_at_trip_ints(loop, head, plan.params, module_lists)
     return plan
 
 
@@ -209,10 +211,13 @@ class _GrownAndRead(cst.CSTVisitor):
 _NUMBER_CALLS = frozenset({"int", "round", "len"})
 
 
-def stored_at_trip_ints(loop: Loop, head: int, params: Sequence[str]) -> list[str]:
+def stored_at_trip_ints(
+    loop: Loop, head: int, params: Sequence[str], module_lists: frozenset[str] = frozenset()
+) -> list[str]:
     """Parameters of the per-trip function that hold a Python int new on every trip (the
     counter of ``range`` or ``enumerate``, a number the eager head reads: ``int(t.item())``,
-    ``len(x)``) and index a store in the function (``xy_preds[i, 0, :] = x``).
+    ``len(x)``) and index a store in the function (``xy_preds[i, 0, :] = x``) or pick a
+    submodule from one of ``module_lists`` (``self.res_skip_layers[i](acts)``).
 
     Dynamo keeps such an int symbolic when it only reads through it, but an
     index of a store pins it to its value: the function is compiled again on
@@ -237,7 +242,7 @@ def stored_at_trip_ints(loop: Loop, head: int, params: Sequence[str]) -> list[st
     candidates = numbers & set(params)
     if not candidates:
         return []
-    finder = _StoreIndices()
+    finder = _StoreIndices(module_lists)
     for statement in statements[head:]:
         statement.visit(finder)
     return sorted(candidates & finder.names)
@@ -253,11 +258,18 @@ def _reads_a_number(value: cst.BaseExpression) -> bool:
 
 
 class _StoreIndices(OwnScopeOnly, cst.CSTVisitor):
-    """The names read in the index of a subscript that is stored to, augmented or deleted."""
+    """The names read in the index of a subscript that is stored to, augmented or deleted, or
+    that picks a submodule from one of ``module_lists``."""
 
-    def __init__(self) -> None:
+    def __init__(self, module_lists: frozenset[str]) -> None:
         super().__init__()
+        self.module_lists = module_lists
         self.names: set[str] = set()
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self.module_lists and dotted_name(node.value) in self.module_lists:
+            for index in node.slice:
+                self.names.update(_names_in(index))
 
     def _targets(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Subscript):

@@ -259,7 +259,8 @@ class OutlineLoop(LoopRule):
         head = kept = 0
         if not whole:
             head, kept = self._eager_head(original, moved, func, plan.nonlocals)
-            step_plan = plan_step(original, plan, head)
+            modules = frozenset(f"self.{name}" for name in self.tensor_facts(func).submodules)
+            step_plan = plan_step(original, plan, head, modules)
             if step_plan.grown_read:
                 # The loop helper would recompile too: its resume function after the break sees the
                 # list one longer on every trip (measured in golden GBF002/grown_list_read_per_trip).
