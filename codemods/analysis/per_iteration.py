@@ -81,6 +81,7 @@ from codemods.analysis.nodes import (
     body_statements,
     contains,
     dotted_name,
+    self_attributes_made,
 )
 from codemods.analysis.outline import OutlinePlan
 from codemods.fastcst import walk
@@ -246,6 +247,19 @@ def stored_at_trip_ints(
     for statement in statements[head:]:
         statement.visit(finder)
     return sorted(candidates & finder.names)
+
+
+#: containers whose item an int picks as a module of its own, not as a tensor
+_MODULE_CONTAINERS = frozenset({"ModuleList", "ModuleDict", "Sequential"})
+
+
+def module_lists(cls: Optional[cst.ClassDef]) -> frozenset[str]:
+    """The ``self`` attributes of ``cls`` that hold a container of submodules
+    (``self.layers = nn.ModuleList(...)``), as dotted names: what an int index picks a module from."""
+    if cls is None:
+        return frozenset()
+    made = self_attributes_made(cls, lambda name: name.rpartition(".")[2] in _MODULE_CONTAINERS)
+    return frozenset(f"self.{attribute}" for attribute in made)
 
 
 def _reads_a_number(value: cst.BaseExpression) -> bool:

@@ -132,6 +132,7 @@ from codemods.analysis.per_iteration import (
     build_step,
     eager_head,
     inline_inner_drivers,
+    module_lists,
     plan_step,
     step_nonlocals,
 )
@@ -259,8 +260,7 @@ class OutlineLoop(LoopRule):
         head = kept = 0
         if not whole:
             head, kept = self._eager_head(original, moved, func, plan.nonlocals)
-            modules = frozenset(f"self.{name}" for name in self.tensor_facts(func).submodules)
-            step_plan = plan_step(original, plan, head, modules)
+            step_plan = plan_step(original, plan, head, module_lists(self.method_class()))
             if step_plan.grown_read:
                 # The loop helper would recompile too: its resume function after the break sees the
                 # list one longer on every trip (measured in golden GBF002/grown_list_read_per_trip).
