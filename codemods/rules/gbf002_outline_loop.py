@@ -274,9 +274,8 @@ class OutlineLoop(LoopRule):
             if step_plan.pinned:
                 # Outlined whole, the trips run eagerly in the loop helper, compiled once per call;
                 # a per-trip function would be compiled once per trip, then run eagerly anyway.
-                why = (
-                    f"each trip's `{step_plan.pinned[0]}` indexes a store, which pins a per-trip function to its value"
-                )
+                pinned = step_plan.pinned[0]
+                why = f"each trip's `{pinned}` picks a submodule or indexes a store, pinning a per-trip function"
                 step_plan = None
                 little = self._little_to_capture(original, func, why)
                 if little:
