@@ -108,8 +108,8 @@ class StepPlan:
     #: lists the body grows and also reads whole (:func:`grown_and_read`): a per-trip function would
     #: be compiled again on every trip
     grown_read: list[str] = field(default_factory=list)
-    #: ints that change every trip and index a store in the body (:func:`stored_at_trip_ints`): the
-    #: function would be compiled again for every value
+    #: ints that change every trip and index a store or pick a submodule in the body
+    #: (:func:`stored_at_trip_ints`): the function would be compiled again for every value
     pinned: list[str] = field(default_factory=list)
 
 
