@@ -8,6 +8,8 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Optional
 
+from codemods.analysis.names import class_like
+
 #: the fields of a statement that hold statements (and handlers, match cases)
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 
@@ -35,7 +37,7 @@ def classes_named(node: ast.AST, named: Mapping[str, set[str]]) -> set[str]:
     if isinstance(node, ast.Name):
         if node.id in _CONSTANT_NAMES:
             return set()
-        return set(named.get(node.id, ())) or ({node.id} if node.id[:1].isupper() else set())
+        return set(named.get(node.id, ())) or ({node.id} if class_like(node.id) else set())
     if isinstance(node, ast.IfExp):
         return classes_named(node.body, named) | classes_named(node.orelse, named)
     if isinstance(node, ast.Dict):

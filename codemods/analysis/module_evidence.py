@@ -39,6 +39,7 @@ from typing import Any, Callable, Optional, Union
 import libcst as cst
 from libcst.metadata import QualifiedNameSource, ScopeProvider
 
+from codemods.analysis.names import class_like
 from codemods.analysis.nodes import dotted_name
 from codemods.fastcst import walk
 
@@ -526,7 +527,7 @@ class ModuleFacts:
 
     def _outside_torch_class(self, qualified: str) -> bool:
         last = qualified.rsplit(".", 1)[-1]
-        if not last[:1].isupper() or qualified.startswith(("torch.", "builtins.")):
+        if not class_like(last) or qualified.startswith(("torch.", "builtins.")):
             return False
         # Defined here but not a module subclass: not evidence of anything.
         return qualified not in self._classes

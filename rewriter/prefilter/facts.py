@@ -55,6 +55,7 @@ from codemods.analysis.catalogue import (
     TENSOR_READ_PARENTS,
     TENSOR_READ_REST,
 )
+from codemods.analysis.names import class_like
 from codemods.analysis.reach import ProjectFacts
 from codemods.analysis.scalar_index import INDEXABLE_CLASSES
 from codemods.analysis.tensors.ast import annotation_is_tensor
@@ -140,6 +141,40 @@ def _callee_names(node: ast.AST) -> set[str]:
             if isinstance(func, ast.Name):
                 found.add(func.id)
     return found
+
+
+def _on_self_attribute(text: str, name_start: int, receiver: Optional[str]) -> bool:
+    """The call whose name starts at ``name_start`` is written ``self.<receiver>.<name>(``."""
+    if not receiver:
+        return False
+    window = text[max(0, name_start - len(receiver) - 24) : name_start]
+    return "self" in window and _SELF_RECEIVER.search(window) is not None and window.rstrip(" .\t").endswith(receiver)
+
+
+#: ``self.<attribute> .`` right before a method's name
+_SELF_RECEIVER = re.compile(r"\bself\s*\.\s*\w+\s*\.\s*\Z")
+
+
+def _parameters(func: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> set[str]:
+    args = func.args
+    return {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+
+
+def _base_names(cls: ast.ClassDef) -> set[str]:
+    """The last names of a class's bases, as written."""
+    return {name.rpartition(".")[2] for name in (dotted(base) for base in cls.bases) if name}
+
+
+def _is_super_init(call: ast.Call) -> bool:
+    """``super().__init__(...)``."""
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "__init__"
+        and isinstance(func.value, ast.Call)
+        and isinstance(func.value.func, ast.Name)
+        and func.value.func.id == "super"
+    )
 
 
 def _names_read(node: ast.expr) -> set[str]:
@@ -551,14 +586,14 @@ class ScreenFacts:
                 lines = [node.lineno]
                 called: set[str] = set()
                 if any(
-                    name[:1].isupper() and not before(self.text, offset)[0]
+                    class_like(name) and not before(self.text, offset)[0]
                     for _, name, offset in self._calls_on(node.value.lineno, node.end_lineno)
                 ):  # else no capitalised bare name is called on its lines (the text's calls hold every call)
                     called = _classes_called(node.value, self._tables)
                 read = _names_read(node.value) | _callee_names(node.value)
                 grown = self._grown_names()
                 if (read | set(selfs)) & (grown | set(self._tables)) or any(
-                    not name[:1].isupper() for name in _callee_names(node.value)
+                    not class_like(name) for name in _callee_names(node.value)
                 ):
                     # ``self.layers = nn.ModuleList(model)``: the classes the local list was built
                     # from; ``self.mlp = cls(config)``: the classes ``cls`` names
@@ -573,7 +608,59 @@ class ScreenFacts:
                     for attr in selfs:
                         self._submodules.setdefault(attr, set()).update(called)
                         self.submodule_lines.setdefault(attr, []).extend(lines)
+            self._note_handed_in()
         return self._submodules
+
+    def _note_handed_in(self) -> None:
+        """``self.layers = layers`` in ``__init__``, for an attribute the file calls: every class
+        called in a def that constructs the class (``Encoder(...)``, or ``super().__init__(...)``
+        in a subclass), a widening of what the break analysis reads from the call's argument
+        (:meth:`codemods.analysis.breaks.cst._Collector._submodules_handed_in`); a skeleton keeps
+        the assignment and those defs whole."""
+        handed: list[tuple[str, str, int]] = []
+        for selfs, node in self._self_assigns:
+            value = node.value
+            if not isinstance(value, ast.Name):
+                continue
+            d = self._def_at(node.lineno)
+            if d is None or d.name != "__init__" or d.cls is None or value.id not in _parameters(d.node):
+                continue
+            for attr in selfs:
+                # called (``self.attr(``, ``self.attr.infer(``) or iterated (``in enumerate(self.attr``)
+                used = rf"\bself\.{attr}\b\s*[(.]|\bin\s+(?:\w+\()?self\.{attr}\b"
+                if attr not in self._submodules and re.search(used, self.text):
+                    handed.append((d.cls.rpartition(".")[2], attr, node.lineno))
+        if not handed:
+            return
+        bases = {qualname.rpartition(".")[2]: _base_names(node) for qualname, node in self.class_nodes}
+        for cls, attr, line in handed:
+            for d in self.defs:
+                if not d.unit:
+                    continue
+                owner = (d.cls or "").rpartition(".")[2]
+                for call in ast.walk(d.node):
+                    if isinstance(call, ast.Call) and (
+                        (isinstance(call.func, ast.Name) and call.func.id == cls)
+                        or (_is_super_init(call) and cls in bases.get(owner, ()))
+                    ):
+                        self._submodules.setdefault(attr, set()).update(_classes_called(d.node, self._tables))
+                        read = _names_read(call)
+                        made = [
+                            node.lineno
+                            for node in ast.walk(d.node)
+                            if isinstance(node, ast.Assign)
+                            and any(isinstance(t, ast.Name) and t.id in read for t in node.targets)
+                        ]
+                        self.submodule_lines.setdefault(attr, []).extend((line, call.lineno, *made))
+                        break
+
+    def _def_at(self, line: int) -> Optional[_Def]:
+        """The innermost def around ``line``."""
+        inner: Optional[_Def] = None
+        for d in self.defs:
+            if d.node.lineno <= line <= d.last and (inner is None or d.node.lineno > inner.node.lineno):
+                inner = d
+        return inner
 
     def _grown_names(self) -> frozenset[str]:
         """Names the text grows like a list (``x += ``, ``x = [``, ``x.append(``): the only ones
@@ -588,10 +675,7 @@ class ScreenFacts:
         ``model += [Block(...)]``, ``model.append(Block(...))``, ``self.layers.append(...)`` under
         ``self.layers``), or that makes it name classes (``cls = MoE if sparse else MLP``,
         ``cls = TYPES[kind]``), over the module's tables of classes."""
-        inner: Optional[_Def] = None
-        for d in self.defs:
-            if d.node.lineno <= line <= d.last and (inner is None or d.node.lineno > inner.node.lineno):
-                inner = d
+        inner = self._def_at(line)
         if inner is None:
             return {}
         found = self._lists.get(id(inner.node))
@@ -713,7 +797,8 @@ class ScreenFacts:
                 pairs.extend(((line, "n:" + name), (line, "s:" + name)))
             elif not dot:
                 pairs.append((line, "n:" + name))
-            elif receiver == "self":
+            elif receiver == "self" or receiver in self.loop_aliases or _on_self_attribute(text, offset, receiver):
+                # ``self.m(``, and a submodule's method: ``layer.infer(`` over ``self.layers``, ``self.decoder.infer(``
                 pairs.append((line, "s:" + name))
         newlines = self._newlines()
         outside = self._outside_frames(text_only)

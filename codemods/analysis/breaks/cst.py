@@ -51,6 +51,7 @@ from codemods.analysis.catalogue import (
     logger_entry,
     method_entry,
 )
+from codemods.analysis.names import class_like
 from codemods.analysis.names.scopes import Scope, ScopeTracker, names_in
 from codemods.analysis.nodes import NESTED_SCOPES, dotted_name
 from codemods.analysis.reach import ExternalBreak, call_key
@@ -136,6 +137,11 @@ class _Collector(ScopeTracker):
         self.nested_functions: dict[str, list[_Function]] = {}
         #: class name -> attribute -> classes mentioned in what it was assigned
         self.submodules: dict[str, dict[str, set[str]]] = {}
+        #: class name -> the last names of its bases, as written
+        self._bases: dict[str, set[str]] = {}
+        #: ``self.attr = param`` in a class's ``__init__``: (class, attribute, parameter), read once
+        #: every constructor call is known (:meth:`_submodules_handed_in`)
+        self._handed_in: list[tuple[str, str, str]] = []
         #: class name -> attribute iterated by a loop variable, per function
         self.loop_aliases: dict[int, dict[str, str]] = {}
         self.logger_names: set[str] = set(LOGGER_NAMES)
@@ -185,6 +191,8 @@ class _Collector(ScopeTracker):
         super().visit_ClassDef(node)
         self._class_stack.append(node.name.value)
         self.class_methods.setdefault(node.name.value, {})
+        bases = (dotted_name(base.value) for base in node.bases if base.keyword is None)
+        self._bases[node.name.value] = {name.rpartition(".")[2] for name in bases if name}
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         super().leave_ClassDef(original_node)
@@ -345,6 +353,9 @@ class _Collector(ScopeTracker):
                 attrs = self.submodules.setdefault(self._class_stack[-1], {})
                 for attr in attrs_set:
                     attrs.setdefault(attr, set()).update(mentioned)
+            elif isinstance(value, cst.Name) and self._func_stack[-1].qualname.endswith(".__init__"):
+                if value.value in _parameters(self._func_stack[-1].node):
+                    self._handed_in.extend((self._class_stack[-1], attr, value.value) for attr in attrs_set)
 
     def _built_lists(self, fn: _Function) -> dict[str, set[str]]:
         """Local name -> classes called in the lists the function assigns it, adds to it or appends
@@ -428,8 +439,41 @@ class _Collector(ScopeTracker):
         if _reads_each_truth(node) is not None:
             self._truth_read(node, node)
 
+    def _submodules_handed_in(self) -> None:
+        """``self.layers = layers`` in ``__init__``: the classes of what the file's calls of the class
+        hand it (``Encoder(nn.ModuleList([Layer(...)]))``, or a subclass's ``super().__init__(layers)``
+        after ``layers = nn.ModuleList(...)``), one call deep."""
+        for cls, attr, param in self._handed_in:
+            init = self.class_methods[cls]["__init__"]
+            for node, caller, _, _ in self._events:
+                if not isinstance(node, cst.Call) or caller is None:
+                    continue
+                name = _callee_name(node)
+                if name != cls and not (name == "super().__init__" and cls in self._bases.get(caller.owner or "", ())):
+                    continue
+                for bound, value in bound_arguments(node, init.node, through_instance=True):
+                    if bound == param:
+                        classes = self._classes_of(value, caller)
+                        if classes:
+                            self.submodules.setdefault(cls, {}).setdefault(attr, set()).update(classes)
+
+    def _classes_of(self, value: cst.BaseExpression, fn: _Function) -> set[str]:
+        """The classes ``value`` builds in ``fn``: called in it, or in what a name it reads was
+        assigned there (``layers = nn.ModuleList([Layer(...) ...])``)."""
+        tables = {**self._class_tables, **self._built_lists(fn)}
+        found = _class_names_called(value, tables)
+        for name in _names_read(value):
+            found.update(tables.get(name, ()))
+            for node in walk.descendants(fn.node.body, lambda n: type(n) not in NESTED_SCOPES):
+                if type(node) is cst.Assign and any(
+                    isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets
+                ):
+                    found |= _class_names_called(node.value, tables)
+        return found
+
     def replay(self) -> None:
         """Read the recorded calls and assignments in walk order, every binding known."""
+        self._submodules_handed_in()
         after_identity = {
             id(inner): pair for operand, pair in self._after_identity for inner in walk.descendants(operand)
         }
@@ -931,7 +975,7 @@ def _classes_named(node: cst.CSTNode, named: Mapping[str, set[str]]) -> set[str]
     if isinstance(node, cst.Name):
         if node.value in _CONSTANT_NAMES:
             return set()
-        return set(named.get(node.value, ())) or ({node.value} if node.value[:1].isupper() else set())
+        return set(named.get(node.value, ())) or ({node.value} if class_like(node.value) else set())
     if isinstance(node, cst.IfExp):
         return _classes_named(node.body, named) | _classes_named(node.orelse, named)
     if isinstance(node, cst.Dict):
@@ -1044,16 +1088,22 @@ def _lookup(collector: _Collector, caller: _Function, callee: str) -> list[_Func
         if method is not None:
             return [method]
         return _submodule_forwards(collector, cls, parts[1])
-    return []
+    if cls is None or len(parts) != (3 if parts[0] == "self" else 2):
+        return []
+    # ``self.decoder.infer(...)``, or ``layer.infer(...)`` for a loop's ``layer`` of ``self.layers``
+    attr = parts[1] if parts[0] == "self" else collector.loop_aliases.get(id(caller.node), {}).get(parts[0])
+    return _submodule_forwards(collector, cls, attr, parts[-1]) if attr else []
 
 
-def _submodule_forwards(collector: _Collector, cls: str, attr: str) -> list[_Function]:
+def _submodule_forwards(collector: _Collector, cls: str, attr: str, method: str = "") -> list[_Function]:
+    """What a call of the submodule ``self.attr`` runs: each of its classes' ``forward`` (or
+    ``__call__``), or their ``method`` when one is named."""
     found = []
     for sub_cls in sorted(collector.submodules.get(cls, {}).get(attr, ())):
         methods = collector.class_methods.get(sub_cls, {})
-        forward = methods.get("forward") or methods.get("__call__")
-        if forward is not None:
-            found.append(forward)
+        called = methods.get(method) if method else methods.get("forward") or methods.get("__call__")
+        if called is not None:
+            found.append(called)
     return found
 
 

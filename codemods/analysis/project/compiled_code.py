@@ -12,7 +12,8 @@ and :func:`in_compiled_code` is the single query the rules ask:
   ``m = Net(); torch.compile(m)`` or ``m.compile()``);
 * **roots** besides the entries: the ``forward`` of every class with a base
   class (the ``nn.Module`` convention; library code is compiled by someone
-  else's ``torch.compile``);
+  else's ``torch.compile``), and its methods exported with
+  ``@torch.jit.export`` (a speech model's ``infer``: an entry its users call);
 * what those call in the same file, followed by name: a bare name to a
   function of the module (or nested in the caller), ``self.method`` to a
   method of the caller's class;
@@ -38,6 +39,8 @@ from codemods.analysis.nodes import dotted_name
 from codemods.fastcst import walk
 
 COMPILE = frozenset({"torch.compile"})
+#: decorators that make a module's method an entry of its own
+EXPORTED = frozenset({"torch.jit.export"})
 
 #: how a file hands an entry to ``torch.compile``: ``@torch.compile`` on its def, a call with the
 #: function, or a call (or ``.compile()``) on an instance of its class
@@ -184,10 +187,14 @@ class CompiledCodeSurvey(ScopeTracker, cst.BatchableCSTVisitor):
         by_node = {id(fn.node): fn for fn in self.functions}
         module_level = {fn.node.name.value: fn for fn in self.functions if fn.parent is None and fn.cls is None}
         sites: list[tuple[Union[cst.Decorator, cst.Call], Optional[Entry]]] = []
+        exported: list[_Function] = []
         for decorator, node, scope in self._decorators:
             if self._is_compile(decorator.decorator, scope):
                 sites.append((decorator, Entry(node, "decorator", decorator)))
                 compiled.site_statements[id(decorator)] = node
+            fn = by_node.get(id(node))
+            if fn is not None and fn.cls in self.based_classes and names_in(scope, decorator.decorator) & EXPORTED:
+                exported.append(fn)
         for call, scope, line in self._calls:
             if line is not None:
                 compiled.site_statements[id(call)] = line
@@ -204,7 +211,8 @@ class CompiledCodeSurvey(ScopeTracker, cst.BatchableCSTVisitor):
                 compiled.entries.setdefault(id(entry.function), entry)
         entries = [by_node[key] for key in compiled.entries if key in by_node]
         compiled.entry_reach = {id(fn.node): self._closure([fn], module_level) for fn in entries}
-        roots = entries + [m["forward"] for c, m in self.methods.items() if c in self.based_classes and "forward" in m]
+        forwards = [m["forward"] for c, m in self.methods.items() if c in self.based_classes and "forward" in m]
+        roots = entries + forwards + exported
         compiled.reached = self._closure(roots, module_level)
         return compiled
 

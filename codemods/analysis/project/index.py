@@ -61,6 +61,7 @@ from codemods.analysis.catalogue import (
     logger_entry,
     method_entry,
 )
+from codemods.analysis.names import class_like
 from codemods.analysis.tensors.ast import (
     TensorEvidence,
     annotation_is_tensor,
@@ -774,7 +775,7 @@ class _Reader:
                 continue
             cls = dotted(node.value.func)
             at = self.unit_at(node.lineno)
-            if at is None or not cls or not cls.rpartition(".")[2][:1].isupper():
+            if at is None or not cls or not class_like(cls.rpartition(".")[2]):
                 continue
             for target in node.targets:
                 if isinstance(target, ast.Name):
@@ -976,7 +977,7 @@ def _classes_called(value: ast.expr, named: dict[str, set[str]]) -> set[str]:
         node = stack.pop()
         if isinstance(node, ast.Call):
             name = dotted(node.func)
-            if name and name.rpartition(".")[2][:1].isupper():
+            if name and class_like(name.rpartition(".")[2]):
                 found.add(name)
             elif not name or name in named:
                 found |= classes_named(node.func, named)

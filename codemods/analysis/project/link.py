@@ -50,6 +50,10 @@ OPAQUE = frozenset(
     }
 )
 
+#: decorators that export a module's method as an entry of its own (TorchScript's ``infer`` of a
+#: speech model): the method runs when the model does, as its ``forward`` does
+EXPORTED = frozenset({"torch.jit.export"})
+
 #: (kind, path, qualified name): kind is "func", "class" or "module"
 Target = tuple[str, str, str]
 #: bases that say a class is not a module (its ``forward`` is no entry)
@@ -164,14 +168,22 @@ class Project:
         self.breaks = self._breaks()
         self.reached = self._reach()
 
-    def _is_opaque(self, index: int) -> bool:
-        """Whether Dynamo steps over the unit: a decorator keeps it out, or marks its result constant."""
+    def _decorated_with(self, index: int, names: frozenset[str]) -> bool:
+        """A decorator of the unit is one of ``names`` (qualified names), read through its file's imports."""
         summary, unit = self.units[index]
         imports = self.imports[summary.path]
         for decorator in unit.decorators:
             head, dot, rest = decorator.partition(".")
-            if (imports[head] + dot + rest if head in imports else decorator) in OPAQUE:
+            if (imports[head] + dot + rest if head in imports else decorator) in names:
                 return True
+        return False
+
+    def _is_opaque(self, index: int) -> bool:
+        """Whether Dynamo steps over the unit: a decorator keeps it out, or marks its result constant."""
+        summary, unit = self.units[index]
+        if self._decorated_with(index, OPAQUE):
+            return True
+        for decorator in unit.decorators:
             target = self.resolve(summary.path, decorator)
             if target is not None and target[0] == "func":
                 if any(self.units[u][1].marks_constant for u in self.unit_ids.get((target[1], target[2]), [])):
@@ -425,6 +437,10 @@ class Project:
                 kind = self.module_class(summary.path, unit.cls)
                 if kind is not None:
                     yield index, f"forward of {kind}", "forward"
+            elif unit.cls is not None and self._decorated_with(index, EXPORTED):
+                kind = self.module_class(summary.path, unit.cls)
+                if kind is not None:
+                    yield index, f"{unit.qualname.rpartition('.')[2]} of {kind}, exported", "forward"
         for name in self.options.compiled:
             for index in self.named(name):
                 if index not in self.opaque:

@@ -306,8 +306,29 @@ class TensorEvidence:
         last = expr.func.attr
         head = dotted(expr.func.value)
         if head is not None and head in self.torch:
-            return last in BOOL_FUNCTIONS
+            return last in BOOL_FUNCTIONS or self._names_bool(_dtype_argument(expr, last))
+        if last in _CASTS and self.is_tensor(expr.func.value):
+            return self._names_bool(_dtype_argument(expr, last))
         return last in BOOL_METHODS and self.is_tensor(expr.func.value)
+
+    def _names_bool(self, dtype: Optional[ast.expr]) -> bool:
+        """``dtype`` is ``torch.bool`` (a tensor made or cast with it holds bools)."""
+        name = dotted(dtype) if dtype is not None else None
+        return name is not None and name.rpartition(".")[::2] in {(t, "bool") for t in self.torch}
+
+
+#: tensor methods that cast to the dtype they are given (``x.to(torch.bool)``)
+_CASTS = frozenset({"to", "type"})
+
+
+def _dtype_argument(call: ast.Call, name: str) -> Optional[ast.expr]:
+    """The ``dtype=`` of a torch function's call, or a cast's dtype (its first argument)."""
+    for keyword in call.keywords:
+        if keyword.arg == "dtype":
+            return keyword.value
+    if name in _CASTS and call.args and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    return None
 
 
 #: comparisons whose result is a bool tensor when a side is a tensor (``is``/``in`` are Python's)

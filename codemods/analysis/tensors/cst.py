@@ -46,6 +46,7 @@ import libcst as cst
 from libcst.metadata import BaseMetadataProvider
 
 from codemods.analysis.catalogue import BOOL_FUNCTIONS, BOOL_METHODS
+from codemods.analysis.names import class_like
 from codemods.analysis.names.bindings import target_names
 from codemods.analysis.nodes import NESTED_SCOPES, dotted_name, self_attribute
 from codemods.fastcst import walk
@@ -513,8 +514,15 @@ class TensorFacts:
         last = expr.func.attr.value
         head = dotted_name(expr.func.value)
         if head is not None and head in self.torch_names:
-            return last in BOOL_FUNCTIONS
+            return last in BOOL_FUNCTIONS or self._names_bool(_dtype_argument(expr, last))
+        if last in _CASTS and self.is_tensor(expr.func.value):
+            return self._names_bool(_dtype_argument(expr, last))
         return last in BOOL_METHODS and self.is_tensor(expr.func.value)
+
+    def _names_bool(self, dtype: Optional[cst.BaseExpression]) -> bool:
+        """``dtype`` is ``torch.bool`` (a tensor made or cast with it holds bools)."""
+        name = dotted_name(dtype) if dtype is not None else None
+        return name is not None and name.rpartition(".")[::2] in {(t, "bool") for t in self.torch_names}
 
     # -- ops ----------------------------------------------------------------------------
     def is_own_frame_call(self, call: cst.Call) -> bool:
@@ -554,6 +562,20 @@ class TensorFacts:
         if isinstance(node, cst.Subscript):
             return self.kind(node.value) == TENSOR
         return False
+
+
+#: tensor methods that cast to the dtype they are given (``x.to(torch.bool)``)
+_CASTS = frozenset({"to", "type"})
+
+
+def _dtype_argument(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    """The ``dtype=`` of a torch function's call, or a cast's dtype (its first argument)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "dtype":
+            return arg.value
+    if name in _CASTS and call.args and call.args[0].keyword is None and not call.args[0].star:
+        return call.args[0].value
+    return None
 
 
 def may_be_bool_tensor(expr: cst.BaseExpression) -> bool:
@@ -676,7 +698,7 @@ def submodule_attributes(cls: cst.ClassDef) -> frozenset[str]:
         if not isinstance(node, cst.Assign):
             continue
         called = [dotted_name(c.func) or "" for c in walk.descendants(node.value) if isinstance(c, cst.Call)]
-        if not any(name.rpartition(".")[2][:1].isupper() for name in called):
+        if not any(class_like(name.rpartition(".")[2]) for name in called):
             continue
         for target in node.targets:
             attribute = self_attribute(target.target)
