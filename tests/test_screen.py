@@ -25,13 +25,16 @@ from hypothesis import strategies as st
 from codemods.analysis.catalogue import (
     CATALOGUE,
     CONDITION_LINE,
+    INDEX_READ_LINE,
     MASK_BINDING,
     MASK_LINE,
     NAME_INDEX,
     PARENTS_OF_LAST,
+    SUBSCRIPT_BOUND,
     TENSOR_READ_NAMES,
     TENSOR_READ_REST,
     WATCHED_NAMES,
+    ZERO_DIM_MARK,
 )
 from codemods.rules.base import Prefilter, Rule
 from codemods.rules.registry import REGISTRY
@@ -465,6 +468,8 @@ _PIECES = [
     ">",
     "=",
     "m",
+    ":",
+    ".sum()",
 ]
 
 
@@ -479,7 +484,29 @@ def _may_break_by_pattern(text: str) -> bool:
     data_dependent = reads.search(facts.text) or CONDITION_LINE.search(facts.text)
     bound = {m.group(1) for m in MASK_BINDING.finditer(facts.text)}
     named_mask = any(m.group(1) in bound for m in NAME_INDEX.finditer(facts.text))
-    return watched or _ALIAS.search(facts.text) is not None or data_dependent is not None or masked or named_mask
+    return (
+        watched
+        or _ALIAS.search(facts.text) is not None
+        or data_dependent is not None
+        or masked
+        or named_mask
+        or _reads_an_index_by_pattern(facts.text)
+    )
+
+
+def _reads_an_index_by_pattern(text: str) -> bool:
+    """Brackets holding a 0-dim mark or a slice bound written as a subscript, or reading a name a
+    line binds to a value with a 0-dim mark."""
+    for line in text.split("\n"):
+        if INDEX_READ_LINE.search(line) and any(
+            ZERO_DIM_MARK.search(inside) or SUBSCRIPT_BOUND.search("[" + inside)
+            for inside in re.findall(r"\[([^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*)\]", line)
+        ):
+            return True
+    zero_dim = re.finditer(r"^[ \t]*(\w+)[ \t]*=(?!=)[^\n]*?" + ZERO_DIM_MARK.pattern, text, re.MULTILINE)
+    return any(
+        re.search(r"\[[^\]\n]*(?<![.\w])%s(?!\w)" % re.escape(m.group(1)), text) is not None for m in zero_dim
+    )
 
 
 @pytest.mark.parametrize(

@@ -39,6 +39,63 @@ class Model(torch.nn.Module):
 """
 
 SKIPPING = {
+    "slice_by_bool_count_named": FORWARD.format(
+        body="""
+        for i in range(3):
+            n = (x > 0).sum()
+            x = x + x[:n].sum()
+"""
+    ),
+    "slice_by_max_length": """\
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        lengths = (x.abs() + 1).long()
+        for i in range(3):
+            longest = lengths.max()
+            x = x * 2 + x[:longest].sum()
+        return x
+""",
+    "slice_by_length_element": """\
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        lengths = (x.abs() * 0 + 2).long()
+        for i in range(3):
+            x = x + x[: lengths[i]].sum()
+        return x
+""",
+    "store_through_slice_by_argmin": FORWARD.format(
+        body="""
+        for i in range(3):
+            x = x.clone()
+            x[: x.argmin() + 1] = 0.5
+"""
+    ),
+    "tuple_index_by_argmax": FORWARD.format(
+        body="""
+        for i in range(3):
+            rows = x.view(2, 2)
+            x = x + rows[1, x.argmax() % 2]
+"""
+    ),
+    "list_index_by_argmin": FORWARD.format(
+        body="""
+        scales = [0.5, 1.0, 2.0, 4.0]
+        for i in range(3):
+            x = x * scales[x.argmin()]
+"""
+    ),
+    "index_by_count_nonzero_fn": FORWARD.format(
+        body="""
+        for i in range(3):
+            x = x + x[torch.count_nonzero(x > 0) - 1]
+"""
+    ),
     "alias_T_nonzero": """\
 import torch
 import torch as T
@@ -1100,6 +1157,33 @@ class Model(torch.nn.Module):
 }
 
 NOT_SKIPPING = {
+    "index_by_argsort": FORWARD.format(
+        body="""
+        for i in range(3):
+            x = x + x[x.argsort()]
+"""
+    ),
+    "index_by_long_vector": FORWARD.format(
+        body="""
+        picked = torch.tensor([0, 2])
+        for i in range(3):
+            x = x + x[picked].sum()
+"""
+    ),
+    "slice_by_size": FORWARD.format(
+        body="""
+        for i in range(3):
+            k = x.size(0)
+            x = x + x[: k - 1].sum()
+"""
+    ),
+    "slice_by_reduced_dim": FORWARD.format(
+        body="""
+        for i in range(3):
+            width = x.sum(dim=0).numel()
+            x = x + x[:width].sum()
+"""
+    ),
     "all_genexpr_shapes": FORWARD.format(
         body="""
         for i in range(3):
@@ -1587,8 +1671,6 @@ class Model(torch.nn.Module):
 
 #: skipping forms ``scan`` does not find yet, each with why
 KNOWN_MISSES: dict[str, str] = {
-    "argmax_index_read": "indexing by a 0-dim integer tensor reads it; no entry says so",
-    "index_by_argmax_named": "indexing by a 0-dim integer tensor reads it; no entry says so",
     "lambda_item": "a lambda bound to a name is not followed from its call",
     "fstring_format_spec": "formatting a tensor with a spec (``f'{t:.2f}'``) reads its value; no entry says so",
     "percent_format_tensor": "``'%.3f' % t`` reads the tensor's value; no entry says so",

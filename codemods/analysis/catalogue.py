@@ -26,7 +26,7 @@ from typing import Any, Literal, Optional
 
 from codemods.analysis import catalogue_table
 
-MatchKind = Literal["qualified", "method", "logger", "tensor_read", "condition", "mask_index"]
+MatchKind = Literal["qualified", "method", "logger", "tensor_read", "condition", "mask_index", "index_read"]
 
 
 @dataclass(frozen=True)
@@ -177,6 +177,22 @@ CONDITION = BreakCall("condition", "if", "a branch on a tensor's values (data-de
 #: a comparison with a tensor, ``~``/``&``/``|``/``^`` of such, :data:`BOOL_METHODS` of a tensor,
 #: :data:`BOOL_FUNCTIONS` of ``torch``, or a name bound once, on one line, to one of these
 MASK_INDEX = BreakCall("mask_index", "x[mask]", "indexing with a boolean mask has a data-dependent output shape")
+#: a subscript that reads a tensor's value as a Python int (``Tensor.__index__``, which Dynamo
+#: traces as ``Tensor.item()``): an index that is a 0-dim tensor on evidence (``x[x.argmax()]``,
+#: ``rows[0, j]`` after ``j = x.argmax()``, a list's ``vals[j]``); each skips a 3-trip loop's frame
+#: on torch 2.13, and with no loop around it Dynamo resumes after it. An index by a 1-d integer
+#: tensor is not one (``x[order]`` is advanced indexing, traced whole)
+INDEX_READ = BreakCall("index_read", "x[j]", "indexing by a 0-dim tensor reads its value from the device")
+#: the same read by a slice bound: a 0-dim tensor (``x[:n]`` after ``n = mask.sum()``) or an element
+#: of a tensor (``x[:, :lengths[i]]``), read or stored through (``x[:n] = 0``). Dynamo cannot resume
+#: after it: a function doing it is skipped from there even with no loop around it (torch 2.13)
+SLICE_READ = BreakCall(
+    "index_read", "x[:n]", "slicing by a tensor's value reads it from the device, where Dynamo cannot resume"
+)
+#: tensor methods that, called with no argument, reduce to a 0-dim tensor
+ZERO_DIM_METHODS: frozenset[str] = frozenset("argmax argmin sum count_nonzero max min".split())
+#: ``torch`` functions that, given one tensor and nothing else, reduce it to a 0-dim tensor
+ZERO_DIM_FUNCTIONS: frozenset[str] = frozenset("argmax argmin count_nonzero".split())
 #: tensor methods whose result is a bool tensor
 BOOL_METHODS: frozenset[str] = frozenset("bool eq ne gt lt ge le isnan isinf isfinite logical_not".split())
 #: ``torch`` functions whose result is a bool tensor
@@ -332,6 +348,19 @@ BOOL_MARK = re.compile(_BOOL_MARK)
 MASK_BINDING = re.compile(r"\b(?!(?:None|True|False)\b)(\w+)[ \t]*=(?!=)(?=[^\n]*?" + _BOOL_MARK + ")")
 #: a subscript by a name alone (``h[mask]``): a mask when :data:`MASK_BINDING` binds the name
 NAME_INDEX = re.compile(r"\[[\s(]*(\w+)[\s)]*\]")
+#: what a 0-dim tensor is written with: a reduction with empty parentheses (``.argmax()``) or a call
+#: of a ``torch`` function that makes one (:data:`ZERO_DIM_METHODS`, :data:`ZERO_DIM_FUNCTIONS`)
+_ZERO_DIM_MARK = r"(?:\.[ \t]*(?:%s)[ \t]*\([ \t]*\)|\b(?:%s)[ \t]*\()" % (
+    "|".join(sorted(ZERO_DIM_METHODS)),
+    "|".join(sorted(ZERO_DIM_FUNCTIONS)),
+)
+ZERO_DIM_MARK = re.compile(_ZERO_DIM_MARK)
+#: a ``[`` whose line holds, after it, a 0-dim mark or a slice bound that is a subscript
+#: (``[:lengths[i]``, ``[lengths[i]:``): a subscript that may read an index, as :data:`INDEX_READ`
+#: and :data:`SLICE_READ` match it (one line); the marks are searched between the ``[`` and its ``]``
+INDEX_READ_LINE = re.compile(r"\[[^\n]*?(?:" + _ZERO_DIM_MARK + r"|:[ \t]*[\w.]+[ \t]*\[|[\w.]+\[[^\]\n]*\][ \t]*:)")
+#: a slice bound written as a subscript, searched between a ``[`` and its ``]``
+SUBSCRIPT_BOUND = re.compile(r"(?::[ \t]*[\w.]+[ \t]*\[|[\[,][ \t]*[\w.]+\[[^\]\n]*\][ \t]*:)")
 #: names whose call may break whatever the module defines
 WATCHED_NAMES: frozenset[str] = frozenset(PARENTS_OF_LAST) | METHOD_NAMES | LOGGER_METHOD_NAMES
 #: last names every entry of which counts only where a run recorded it (``warning_once``)

@@ -318,6 +318,7 @@ def eager_head(
     ops: Callable[[cst.CSTNode], int],
     targets: Sequence[str] = (),
     shared: Sequence[str] = (),
+    unresumable: Sequence[cst.CSTNode] = (),
 ) -> int:
     """How many leading statements of a loop's body stay in the driver, run eagerly (0: none).
 
@@ -327,15 +328,19 @@ def eager_head(
     last break stay in the driver, which runs them eagerly as it would, and
     the per-trip function holds the rest: one compiled frame per trip.
     Chosen only when the rest holds more inline tensor ops (``ops``) than
-    the head, and reads nothing the head binds only on some paths (the loop's
-    ``targets`` are bound on every trip; names ``shared`` with the function
-    are the function's, bound or not as they were).
+    the head, or any when the last break is one Dynamo cannot resume after
+    (``unresumable``: a slice by a tensor, which would skip the per-trip
+    function from there), and reads nothing the head binds only on some
+    paths (the loop's ``targets`` are bound on every trip; names ``shared``
+    with the function are the function's, bound or not as they were).
     """
     holders = [i for i, stmt in enumerate(body) if any(contains(stmt, node) for node in breaking)]
     if not holders or holders[-1] + 1 >= len(body):
         return 0
     head, rest = body[: holders[-1] + 1], body[holders[-1] + 1 :]
-    if sum(map(ops, rest)) <= sum(map(ops, head)):
+    rest_ops = sum(map(ops, rest))
+    stops = any(contains(body[holders[-1]], node) for node in unresumable)
+    if rest_ops <= sum(map(ops, head)) and not (stops and rest_ops):
         return 0
     rest_use = name_use(rest)
     always = {n for stmt in head if isinstance(stmt, cst.SimpleStatementLine) for n in name_use([stmt]).bound}

@@ -116,6 +116,7 @@ from typing import Optional, Sequence
 import libcst as cst
 
 from codemods.analysis.breaks.cst import RECORDED_BREAK
+from codemods.analysis.catalogue import SLICE_READ
 from codemods.analysis.helper_names import hint_of, is_outlined
 from codemods.analysis.host_loops import device_value_names, host_loop
 from codemods.analysis.names.bindings import name_use, target_names
@@ -392,9 +393,11 @@ class OutlineLoop(LoopRule):
         original body, and of the updated one, where a rewrite of a breaking statement inside (a
         nested loop outlined, a read hoisted) may have made one statement several."""
         body = body_statements(original.body)
-        breaking = [site.node for site in self.breaks_in([original.body])]
+        sites = self.breaks_in([original.body])
+        breaking = [site.node for site in sites]
+        unresumable = [site.node for site in sites if site.reason.entry == SLICE_READ.name]
         targets = target_names(original.target) if isinstance(original, cst.For) else []
-        head = eager_head(body, breaking, lambda node: self.inline_ops(func, within=node), targets, shared)
+        head = eager_head(body, breaking, lambda node: self.inline_ops(func, within=node), targets, shared, unresumable)
         # The statements after the last break hold none, so no rewrite touched their number.
         kept = len(body_statements(updated.body)) - (len(body) - head)
         return (head, kept) if head and kept >= head else (0, 0)

@@ -33,7 +33,7 @@ from codemods.analysis.astnodes import (
     normal,
     word_ends,
 )
-from codemods.analysis.breaks.ast import condition_call_ends, reads_a_bound_name, reads_a_truth
+from codemods.analysis.breaks.ast import condition_call_ends, index_read_starts, reads_a_bound_name, reads_a_truth
 from codemods.analysis.catalogue import (
     ARITY_OF_LAST,
     BOOL_MARK,
@@ -352,8 +352,10 @@ class ScreenFacts:
         return self._may_break
 
     def _mask_offsets(self) -> list[int]:
-        """Where a subscript may read through a boolean mask, and where a name it reads may be
-        bound to one (``mask = x > 0``: a skeleton keeps the binding with the subscript)."""
+        """Where a subscript may read through a boolean mask, or read a tensor's value as an int
+        (:func:`~codemods.analysis.breaks.ast.index_read_starts`), and where a name it reads may
+        be bound to one (``mask = x > 0``, ``n = mask.sum()``: a skeleton keeps the binding with
+        the subscript)."""
         if self._masks is not None:
             return self._masks
         text = self.text
@@ -372,6 +374,7 @@ class ScreenFacts:
                 if at is not None:
                     found.append(m.start())
                     found.extend(at)
+        found.extend(index_read_starts(text))
         self._masks = found
         return found
 

@@ -11,17 +11,20 @@ import re
 from collections.abc import Iterator
 from typing import Optional
 
-from codemods.analysis.astnodes import CALL_REST, expressions_of, word_ends
+from codemods.analysis.astnodes import CALL_REST, expressions_of, is_word_char, word_ends
 from codemods.analysis.catalogue import (
     BOOL_FUNCTIONS,
     BOOL_MARK,
     BOOL_METHODS,
     CONDITION_CALLS,
+    INDEX_READ_LINE,
     MASK_LINE,
     METHOD_CALL,
     NAME_INDEX,
+    SUBSCRIPT_BOUND,
     TENSOR_READ_NAME,
     TRUTH_WORD,
+    ZERO_DIM_MARK,
 )
 
 
@@ -63,6 +66,69 @@ def mask_index_starts(text: str) -> Iterator[int]:
     for name, starts in by_name.items():
         if _bound_to_a_mask(text, name):
             yield from starts
+
+
+def index_read_starts(text: str) -> Iterator[int]:
+    """Where each subscript that may read a tensor's value as an int starts (its ``[``), and
+    where each name such a subscript reads is bound: brackets (on one line) that hold a 0-dim mark
+    (``x[x.argmax()]``) or a slice bound written as a subscript (``x[:, :lengths[i]]``), and
+    brackets that read a name a line binds to a value with a 0-dim mark (``x[:n]`` after
+    ``n = mask.sum()``). The index and the screen read only these lines."""
+    line_end = -1
+    for match in INDEX_READ_LINE.finditer(text):
+        if match.start() < line_end:
+            continue
+        line_end = text.find("\n", match.start())
+        if line_end == -1:
+            line_end = len(text)
+        for first, last in _bracket_pairs(text, match.start(), line_end):
+            if ZERO_DIM_MARK.search(text, first + 1, last) or SUBSCRIPT_BOUND.search(text, first, last):
+                yield first
+    for match in _ZERO_DIM_BINDING.finditer(text):
+        name = match.group(1)
+        reads = [at for at in _words(text, name) if _inside_brackets(text, at)]
+        if reads:
+            yield match.start(1)
+            yield from reads
+
+
+#: a line that starts by binding a name alone to a value with a 0-dim mark (``n = mask.sum()``)
+_ZERO_DIM_BINDING = re.compile(r"^[ \t]*(\w+)[ \t]*=(?!=)[^\n]*?" + ZERO_DIM_MARK.pattern, re.MULTILINE)
+
+
+def _words(text: str, name: str) -> Iterator[int]:
+    """Offsets of ``name`` as a whole word, not an attribute (``.n``) or a keyword (``n=``)."""
+    for end in word_ends(text, name):
+        start = end - len(name)
+        if (start and text[start - 1] == ".") or (end < len(text) and is_word_char(text[end])):
+            continue
+        yield start
+
+
+def _inside_brackets(text: str, offset: int) -> bool:
+    """An unclosed ``[`` comes before ``offset`` on its line."""
+    depth = 0
+    at = offset - 1
+    while at >= 0 and text[at] != "\n":
+        if text[at] == "]":
+            depth += 1
+        elif text[at] == "[":
+            if depth == 0:
+                return True
+            depth -= 1
+        at -= 1
+    return False
+
+
+def _bracket_pairs(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """``(at, to)`` of each ``[`` between ``start`` and ``end`` (one line) and its ``]``."""
+    opened: list[int] = []
+    for bracket in _BRACKETS.finditer(text, start, end):
+        at = bracket.start()
+        if text[at] == "[":
+            opened.append(at)
+        elif opened:
+            yield opened.pop(), at
 
 
 def reads_a_bound_name(text: str, name_end: int) -> bool:
@@ -138,6 +204,21 @@ def subscripts_on(stmt: ast.stmt, line: int) -> list[ast.Subscript]:
             and node.lineno == node.end_lineno == line
             and _may_be_a_mask(node.slice)
         ):
+            found.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def index_subscripts_on(stmt: ast.stmt, line: int) -> list[ast.Subscript]:
+    """Every subscript on ``line`` alone that ``stmt`` reads or stores to: storing through a
+    slice by a tensor's value reads that value too (``x[:n] = 0``)."""
+    found = []
+    stack = list(expressions_of(stmt))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _NOT_HERE):
+            continue
+        if isinstance(node, ast.Subscript) and node.lineno == node.end_lineno == line:
             found.append(node)
         stack.extend(ast.iter_child_nodes(node))
     return found

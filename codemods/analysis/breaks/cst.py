@@ -41,11 +41,15 @@ from codemods.analysis.catalogue import (
     BY_TENSOR_READ,
     CONDITION,
     CONDITION_CALLS,
+    INDEX_READ,
     LOGGER_NAMES,
     MASK_INDEX,
     SHAPE_LEFT_TO_DATA,
+    SLICE_READ,
     TRACING_GUARDS,
     TRUTH_BUILTINS,
+    ZERO_DIM_FUNCTIONS,
+    ZERO_DIM_METHODS,
     BreakCall,
     counts_only_where_recorded,
     logger_entry,
@@ -160,6 +164,12 @@ class _Collector(ScopeTracker):
         self._subscripts: list[tuple[cst.Subscript, _Function, tuple[_Guard, ...]]] = []
         #: ids of subscripts assigned to or deleted (``x[mask] = v`` is ``index_put``: no break)
         self._stored: set[int] = set()
+        #: subscripts with an index or a slice bound written as a tensor's value may be (``x[:n]``,
+        #: ``x[x.argmax()]``), with their function
+        self._index_reads: list[tuple[cst.Subscript, _Function, tuple[_Guard, ...]]] = []
+        #: function node id -> names it assigns, alone, a value holding a 0-dim reduction
+        #: (``n = mask.sum()``): only those may be a 0-dim index (``TensorFacts.is_zero_dim``)
+        self._zero_dim_names: dict[int, set[str]] = {}
         #: function node id -> what its expressions are (for the data-dependent entries)
         self._tensor_facts: dict[int, TensorFacts] = {}
         #: the same, with what callers hand the function (for the entries that read an argument)
@@ -323,6 +333,8 @@ class _Collector(ScopeTracker):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self._func_stack and _one_index(node) is not None:
             self._subscripts.append((node, self._func_stack[-1], tuple(self._guards)))
+        if self._func_stack and any(_may_read_an_index(element.slice) for element in node.slice):
+            self._index_reads.append((node, self._func_stack[-1], tuple(self._guards)))
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._stored.update(_stored_subscripts(node.target))
@@ -333,6 +345,9 @@ class _Collector(ScopeTracker):
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
         self._events.append((node, None, self._scope, ()))
+        if self._func_stack and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            if _holds_a_reduction(value):
+                self._zero_dim_names.setdefault(id(self._func_stack[-1].node), set()).add(node.targets[0].target.value)
         if self._func_stack and len(node.targets) == 1 and may_be_bool_tensor(value):
             bound = node.targets[0].target
             if isinstance(bound, cst.Name):
@@ -520,6 +535,18 @@ class _Collector(ScopeTracker):
                 continue  # a name is a mask only when the function binds it to one (``x[idx]``)
             if _indexes_by_mask(subscript, self.argument_facts(fn)):
                 reason = _reason(MASK_INDEX)
+                self.direct_calls[subscript] = reason
+                if fn.direct is None:
+                    fn.direct = reason
+        for subscript, fn, guards in self._index_reads:
+            if any(guard.holds() for guard in guards) or subscript in self.direct_calls:
+                continue
+            if not _written_as_an_index_read(subscript, self._zero_dim_names.get(id(fn.node), set())):
+                continue  # no tensor inference needed to say so (most slices are by ints)
+            # one line: the prefilter finds such a subscript by its line (INDEX_READ_LINE)
+            read = self.argument_facts(fn).index_read(subscript) if "\n" not in _code(subscript) else ""
+            if read:
+                reason = _reason(SLICE_READ if read == "slice" else INDEX_READ)
                 self.direct_calls[subscript] = reason
                 if fn.direct is None:
                     fn.direct = reason
@@ -915,6 +942,47 @@ def _one_index(node: cst.Subscript) -> Optional[cst.BaseExpression]:
     if isinstance(element.comma, cst.Comma):
         return None
     return element.slice.value
+
+
+def _may_read_an_index(inner: cst.BaseSlice) -> bool:
+    """An index or slice bound written as a 0-dim tensor or a tensor's element may be: a call,
+    a name, arithmetic, a subscript (``x[j]``, ``x[:n + 1]``, ``x[:lengths[i]]``); not a literal
+    or an attribute (``x[:, : self.size]``), which no evidence makes a 0-dim tensor."""
+    if isinstance(inner, cst.Index):
+        return inner.star is None and isinstance(inner.value, _INDEX_SHAPES)
+    return any(isinstance(bound, _INDEX_SHAPES) for bound in (inner.lower, inner.upper, inner.step))
+
+
+_INDEX_SHAPES = (cst.Call, cst.Name, cst.BinaryOperation, cst.Subscript)
+
+
+def _written_as_an_index_read(subscript: cst.Subscript, reduced: set[str]) -> bool:
+    """Some index or slice bound of ``subscript`` is written as :meth:`TensorFacts.reads_an_index`
+    may read it: holding a 0-dim reduction or a name ``reduced`` holds (names bound to one), or,
+    as a slice bound, a subscript of a dotted name (``lengths[i]``)."""
+    for element in subscript.slice:
+        inner = element.slice
+        parts = [inner.value] if isinstance(inner, cst.Index) else [inner.lower, inner.upper, inner.step]
+        for part in parts:
+            if part is None:
+                continue
+            if _holds_a_reduction(part) or any(
+                isinstance(node, cst.Name) and node.value in reduced for node in walk.descendants(part)
+            ):
+                return True
+            if isinstance(inner, cst.Slice) and isinstance(part, cst.Subscript) and dotted_name(part.value):
+                return True
+    return False
+
+
+def _holds_a_reduction(expr: cst.BaseExpression) -> bool:
+    """``expr`` calls a method or function that may make a 0-dim tensor (``.argmax()``, ``.sum()``)."""
+    return any(
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in ZERO_DIM_METHODS | ZERO_DIM_FUNCTIONS
+        for node in walk.descendants(expr)
+    )
 
 
 def _stored_subscripts(target: cst.BaseExpression) -> list[int]:

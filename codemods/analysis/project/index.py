@@ -40,6 +40,8 @@ from typing import Any, Iterator, Optional, Union
 from codemods.analysis.astnodes import classes_named, dotted, expressions_of, long_docstring, loop_submodule, normal
 from codemods.analysis.breaks.ast import (
     condition_call_ends,
+    index_read_starts,
+    index_subscripts_on,
     mask_index_starts,
     reads_a_bound_name,
     runs_only_if_distinct,
@@ -49,11 +51,13 @@ from codemods.analysis.catalogue import (
     BY_QUALIFIED,
     BY_TENSOR_READ,
     CONDITION,
+    INDEX_READ,
     LOGGER_METHOD_NAMES,
     LOGGER_NAMES,
     LOGGER_RECEIVER_LASTS,
     MASK_INDEX,
     METHOD_NAMES,
+    SLICE_READ,
     TENSOR_READ_NAMES,
     TENSOR_READ_REST,
     BreakCall,
@@ -540,6 +544,20 @@ class _Reader:
         handed = self._evidence(line, arguments=True)
         return handed is not None and any(handed.indexes_by_mask(s) for s in subscripts)
 
+    def _index_read(self, line: int) -> str:
+        """How a subscript on ``line`` reads a tensor's value as an int ("slice", "index", or ""),
+        on strong evidence, or on what the file's calls hand the function (``x[:lengths[i]]``)."""
+        stmt = _statement_at(self.tree.body, line)
+        subscripts = index_subscripts_on(stmt, line) if stmt is not None else []
+        evidence = self._evidence(line) if subscripts else None
+        if evidence is None:
+            return ""
+        reads = {evidence.index_read(s) for s in subscripts}
+        if not reads - {""} and any(evidence.reads_a_parameter(s.slice) for s in subscripts):
+            handed = self._evidence(line, arguments=True)
+            reads = {handed.index_read(s) for s in subscripts} if handed is not None else reads
+        return "slice" if "slice" in reads else "index" if "index" in reads else ""
+
     # -- the summary ------------------------------------------------------------------------
     def summarise(self) -> FileSummary:
         lines = _LineIndex(self.text)
@@ -609,6 +627,13 @@ class _Reader:
             if at is not None and (direct[at] is None or rare[at]) and not cold.holds(line):
                 if self._indexes_by_mask(line):
                     note(at, (MASK_INDEX.reason, MASK_INDEX.raises, line))
+        for line in sorted({lines.line_of(start) for start in index_read_starts(self.text)}):
+            at = self.unit_at(line)
+            if at is not None and (direct[at] is None or rare[at]) and not cold.holds(line):
+                read = self._index_read(line)
+                if read:
+                    entry = SLICE_READ if read == "slice" else INDEX_READ
+                    note(at, (entry.reason, entry.raises, line))
         blocks = [False] * len(self.units)
         for match in _BLOCK_WORDS.finditer(self.text):
             at = self.unit_at(lines.line_of(match.start()))

@@ -40,6 +40,8 @@ from codemods.analysis.catalogue import (
     SHAPE_LEFT_TO_DATA,
     TRACING_GUARDS,
     TRUTH_BUILTINS,
+    ZERO_DIM_FUNCTIONS,
+    ZERO_DIM_METHODS,
 )
 from codemods.analysis.tensors.cst import (
     METHOD_NON_TENSOR,
@@ -242,6 +244,52 @@ class TensorEvidence:
         :meth:`is_bool_tensor`)."""
         return self.is_tensor(subscript.value) and self.is_bool_tensor(subscript.slice)
 
+    # -- indices read as ints (``x[:n]``, ``x[x.argmax()]``) ----------------------------------
+    def is_zero_dim(self, expr: ast.expr, depth: int = 0) -> bool:
+        """A 0-dim tensor on evidence, as the file's analysis reads one
+        (:meth:`codemods.analysis.tensors.cst.TensorFacts.is_zero_dim`)."""
+        if isinstance(expr, ast.Name) and depth < 8:
+            value = self.assigned_once.get(expr.id)
+            return value is not None and value.lineno == value.end_lineno and self.is_zero_dim(value, depth + 1)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, _INDEX_ARITHMETIC):
+            left, right = self.is_zero_dim(expr.left, depth), self.is_zero_dim(expr.right, depth)
+            return (left or right) and all(
+                zero or (isinstance(side, ast.Constant) and type(side.value) is int)
+                for side, zero in ((expr.left, left), (expr.right, right))
+            )
+        if not isinstance(expr, ast.Call) or not isinstance(expr.func, ast.Attribute):
+            return False
+        last = expr.func.attr
+        head = dotted(expr.func.value)
+        if head is not None and head in self.torch:
+            return (
+                last in ZERO_DIM_FUNCTIONS
+                and len(expr.args) == 1
+                and not expr.keywords
+                and not isinstance(expr.args[0], ast.Starred)
+                and self.is_tensor(expr.args[0])
+            )
+        return last in ZERO_DIM_METHODS and not expr.args and not expr.keywords and self.is_tensor(expr.func.value)
+
+    def index_read(self, subscript: ast.Subscript) -> str:
+        """How ``subscript`` reads a tensor's value as an int: "slice", "index" or "" (see
+        :meth:`codemods.analysis.tensors.cst.TensorFacts.index_read`)."""
+        index = subscript.slice
+        found = ""
+        for element in index.elts if isinstance(index, ast.Tuple) else [index]:
+            if not isinstance(element, ast.Slice):
+                if not isinstance(element, ast.Starred) and self.is_zero_dim(element):
+                    found = "index"
+                continue
+            for bound in (element.lower, element.upper, element.step):
+                if bound is None:
+                    continue
+                if self.is_zero_dim(bound) or (
+                    isinstance(bound, ast.Subscript) and dotted(bound.value) and self.is_tensor(bound)
+                ):
+                    return "slice"
+        return found
+
     def reads_a_parameter(self, expr: ast.expr) -> bool:
         """``expr`` reads a parameter of the function by name."""
         args = self.func.args
@@ -331,6 +379,8 @@ def _dtype_argument(call: ast.Call, name: str) -> Optional[ast.expr]:
     return None
 
 
+#: arithmetic that keeps a 0-dim integer tensor one (``x.argmax() // 2``, ``n - 1``)
+_INDEX_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
 #: comparisons whose result is a bool tensor when a side is a tensor (``is``/``in`` are Python's)
 _BOOL_COMPARISONS = (ast.Lt, ast.Gt, ast.LtE, ast.GtE, ast.Eq, ast.NotEq)
 #: operators whose result is a bool tensor when both sides are

@@ -45,7 +45,7 @@ from typing import Any, Optional, Union
 import libcst as cst
 from libcst.metadata import BaseMetadataProvider
 
-from codemods.analysis.catalogue import BOOL_FUNCTIONS, BOOL_METHODS
+from codemods.analysis.catalogue import BOOL_FUNCTIONS, BOOL_METHODS, ZERO_DIM_FUNCTIONS, ZERO_DIM_METHODS
 from codemods.analysis.names import class_like
 from codemods.analysis.names.bindings import target_names
 from codemods.analysis.nodes import NESTED_SCOPES, dotted_name, self_attribute
@@ -477,6 +477,53 @@ class TensorFacts:
         node = self._single_assigns.get(name)
         return node.value if node is not None else None
 
+    def is_zero_dim(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """A 0-dim tensor on evidence: a tensor reduced with no argument (``x.argmax()``,
+        ``mask.sum()``), ``torch.argmax(x)`` given one tensor alone, ``+ - * // %`` of one with an
+        int or another, or a name bound once, on one line, to one (see
+        :data:`~codemods.analysis.catalogue.INDEX_READ`)."""
+        if isinstance(expr, cst.Name) and depth < 8:
+            value = self.assigned_once(expr.value)
+            return value is not None and "\n" not in _code(value) and self.is_zero_dim(value, depth + 1)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _INDEX_ARITHMETIC):
+            left, right = self.is_zero_dim(expr.left, depth), self.is_zero_dim(expr.right, depth)
+            return (left or right) and all(
+                zero or isinstance(side, cst.Integer) for side, zero in ((expr.left, left), (expr.right, right))
+            )
+        if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Attribute):
+            return False
+        last = expr.func.attr.value
+        head = dotted_name(expr.func.value)
+        if head is not None and head in self.torch_names:
+            return (
+                last in ZERO_DIM_FUNCTIONS
+                and len(expr.args) == 1
+                and expr.args[0].keyword is None
+                and not expr.args[0].star
+                and self.is_tensor(expr.args[0].value)
+            )
+        return last in ZERO_DIM_METHODS and not expr.args and self.is_tensor(expr.func.value)
+
+    def index_read(self, subscript: cst.Subscript) -> str:
+        """How ``subscript`` reads a tensor's value as an int: "slice" by a slice bound that is
+        0-dim (:meth:`is_zero_dim`) or an element of a tensor (``x[:lengths[i]]``), "index" by an
+        index that is 0-dim; "" for neither."""
+        found = ""
+        for element in subscript.slice:
+            inner = element.slice
+            if isinstance(inner, cst.Index):
+                if inner.star is None and self.is_zero_dim(inner.value):
+                    found = "index"
+                continue
+            for bound in (inner.lower, inner.upper, inner.step):
+                if bound is None:
+                    continue
+                if self.is_zero_dim(bound) or (
+                    isinstance(bound, cst.Subscript) and dotted_name(bound.value) and self.is_tensor(bound)
+                ):
+                    return "slice"
+        return found
+
     def is_bool_tensor(self, expr: cst.BaseExpression) -> bool:
         """On evidence only, narrower than :meth:`is_tensor`: an unknown tensor is not a bool one."""
         if self._bool_names is None:
@@ -562,6 +609,14 @@ class TensorFacts:
         if isinstance(node, cst.Subscript):
             return self.kind(node.value) == TENSOR
         return False
+
+
+#: arithmetic that keeps a 0-dim integer tensor one (``x.argmax() // 2``, ``n - 1``)
+_INDEX_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
 
 
 #: tensor methods that cast to the dtype they are given (``x.to(torch.bool)``)
