@@ -358,9 +358,12 @@ ZERO_DIM_MARK = re.compile(_ZERO_DIM_MARK)
 #: a ``[`` whose line holds, after it, a 0-dim mark or a slice bound that is a subscript
 #: (``[:lengths[i]``, ``[lengths[i]:``): a subscript that may read an index, as :data:`INDEX_READ`
 #: and :data:`SLICE_READ` match it (one line); the marks are searched between the ``[`` and its ``]``
-INDEX_READ_LINE = re.compile(r"\[[^\n]*?(?:" + _ZERO_DIM_MARK + r"|:[ \t]*[\w.]+[ \t]*\[|[\w.]+\[[^\]\n]*\][ \t]*:)")
-#: a slice bound written as a subscript, searched between a ``[`` and its ``]``
-SUBSCRIPT_BOUND = re.compile(r"(?::[ \t]*[\w.]+[ \t]*\[|[\[,][ \t]*[\w.]+\[[^\]\n]*\][ \t]*:)")
+_ELEMENT = r"(?![\w.]*\bshape[ \t]*\[)[\w.]+[ \t]*\["
+INDEX_READ_LINE = re.compile(
+    r"\[[^\n]*?(?:" + _ZERO_DIM_MARK + r"|:[ \t]*" + _ELEMENT + r"|" + _ELEMENT + r"[^\]\n]*\][ \t]*:)"
+)
+#: a slice bound written as a subscript (not of a ``.shape``), searched between a ``[`` and its ``]``
+SUBSCRIPT_BOUND = re.compile(r"(?::[ \t]*" + _ELEMENT + r"|[\[,][ \t]*" + _ELEMENT + r"[^\]\n]*\][ \t]*:)")
 #: names whose call may break whatever the module defines
 WATCHED_NAMES: frozenset[str] = frozenset(PARENTS_OF_LAST) | METHOD_NAMES | LOGGER_METHOD_NAMES
 #: last names every entry of which counts only where a run recorded it (``warning_once``)

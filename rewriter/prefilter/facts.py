@@ -143,6 +143,10 @@ def _callee_names(node: ast.AST) -> set[str]:
     return found
 
 
+#: ``self.attr(``, ``self.attr.method(``, or ``in self.attr`` (``in enumerate(self.attr``): a submodule used
+_SUBMODULE_USE = re.compile(r"\bself\.(\w+)\s*(?:\(|\.\s*\w+\s*\()|\bin\s+(?:\w+\()?self\.(\w+)\b")
+
+
 def _on_self_attribute(text: str, name_start: int, receiver: Optional[str]) -> bool:
     """The call whose name starts at ``name_start`` is written ``self.<receiver>.<name>(``."""
     if not receiver:
@@ -621,41 +625,64 @@ class ScreenFacts:
         (:meth:`codemods.analysis.breaks.cst._Collector._submodules_handed_in`); a skeleton keeps
         the assignment and those defs whole."""
         handed: list[tuple[str, str, int]] = []
+        used: Optional[set[str]] = None
         for selfs, node in self._self_assigns:
             value = node.value
-            if not isinstance(value, ast.Name):
+            if not isinstance(value, ast.Name) or all(attr in self._submodules for attr in selfs):
+                continue
+            if used is None:
+                # attributes called (``self.attr(``, ``self.attr.infer(``) or iterated (``in self.attr``)
+                used = {m.group(1) or m.group(2) for m in _SUBMODULE_USE.finditer(self.text)}
+            if not used.intersection(selfs):
                 continue
             d = self._def_at(node.lineno)
             if d is None or d.name != "__init__" or d.cls is None or value.id not in _parameters(d.node):
                 continue
-            for attr in selfs:
-                # called (``self.attr(``, ``self.attr.infer(``) or iterated (``in enumerate(self.attr``)
-                used = rf"\bself\.{attr}\b\s*[(.]|\bin\s+(?:\w+\()?self\.{attr}\b"
-                if attr not in self._submodules and re.search(used, self.text):
-                    handed.append((d.cls.rpartition(".")[2], attr, node.lineno))
+            handed.extend((d.cls.rpartition(".")[2], attr, node.lineno) for attr in selfs if attr in used)
         if not handed:
             return
         bases = {qualname.rpartition(".")[2]: _base_names(node) for qualname, node in self.class_nodes}
+        constructs = self._constructions({cls for cls, _, _ in handed}, bases)
         for cls, attr, line in handed:
-            for d in self.defs:
-                if not d.unit:
+            for d, call in constructs.get(cls, ()):
+                self._submodules.setdefault(attr, set()).update(_classes_called(d.node, self._tables))
+                read = _names_read(call)
+                made = [
+                    node.lineno
+                    for node in ast.walk(d.node)
+                    if isinstance(node, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id in read for t in node.targets)
+                ]
+                self.submodule_lines.setdefault(attr, []).extend((line, call.lineno, *made))
+
+    def _constructions(self, classes: set[str], bases: dict[str, set[str]]) -> dict[str, list[tuple[_Def, ast.Call]]]:
+        """For each of ``classes``: the first call in each unit that builds one (``Encoder(...)``),
+        or that hands a subclass's ``super().__init__(...)`` to it."""
+        found: dict[str, list[tuple[_Def, ast.Call]]] = {}
+        named = "|".join(sorted(re.escape(c) for c in classes))
+        for d in self.defs:
+            if not d.unit:
+                continue
+            newlines = self._newlines()
+            start = newlines[d.first - 2] + 1 if d.first > 1 else 0
+            end = newlines[d.last - 1] if d.last - 1 < len(newlines) else len(self.text)
+            if not re.compile(rf"\b(?:{named}|super)\s*\(").search(self.text, start, end):
+                continue
+            owner = (d.cls or "").rpartition(".")[2]
+            seen: set[str] = set()
+            for call in ast.walk(d.node):
+                if not isinstance(call, ast.Call):
                     continue
-                owner = (d.cls or "").rpartition(".")[2]
-                for call in ast.walk(d.node):
-                    if isinstance(call, ast.Call) and (
-                        (isinstance(call.func, ast.Name) and call.func.id == cls)
-                        or (_is_super_init(call) and cls in bases.get(owner, ()))
-                    ):
-                        self._submodules.setdefault(attr, set()).update(_classes_called(d.node, self._tables))
-                        read = _names_read(call)
-                        made = [
-                            node.lineno
-                            for node in ast.walk(d.node)
-                            if isinstance(node, ast.Assign)
-                            and any(isinstance(t, ast.Name) and t.id in read for t in node.targets)
-                        ]
-                        self.submodule_lines.setdefault(attr, []).extend((line, call.lineno, *made))
-                        break
+                if isinstance(call.func, ast.Name) and call.func.id in classes:
+                    built = call.func.id
+                elif _is_super_init(call):
+                    built = next((c for c in classes if c in bases.get(owner, ())), "")
+                else:
+                    continue
+                if built and built not in seen:
+                    seen.add(built)
+                    found.setdefault(built, []).append((d, call))
+        return found
 
     def _def_at(self, line: int) -> Optional[_Def]:
         """The innermost def around ``line``."""

@@ -30,6 +30,7 @@ the other providers of its round.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
@@ -167,9 +168,9 @@ class _Collector(ScopeTracker):
         #: subscripts with an index or a slice bound written as a tensor's value may be (``x[:n]``,
         #: ``x[x.argmax()]``), with their function
         self._index_reads: list[tuple[cst.Subscript, _Function, tuple[_Guard, ...]]] = []
-        #: function node id -> names it assigns, alone, a value holding a 0-dim reduction
-        #: (``n = mask.sum()``): only those may be a 0-dim index (``TensorFacts.is_zero_dim``)
-        self._zero_dim_names: dict[int, set[str]] = {}
+        #: function node id -> name -> whether some assignment of the name alone holds a 0-dim
+        #: reduction (``n = mask.sum()``): only such a name may be a 0-dim index (``TensorFacts.is_zero_dim``)
+        self._zero_dim_names: dict[int, dict[str, bool]] = {}
         #: function node id -> what its expressions are (for the data-dependent entries)
         self._tensor_facts: dict[int, TensorFacts] = {}
         #: the same, with what callers hand the function (for the entries that read an argument)
@@ -345,9 +346,6 @@ class _Collector(ScopeTracker):
     def visit_Assign(self, node: cst.Assign) -> None:
         value = node.value
         self._events.append((node, None, self._scope, ()))
-        if self._func_stack and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-            if _holds_a_reduction(value):
-                self._zero_dim_names.setdefault(id(self._func_stack[-1].node), set()).add(node.targets[0].target.value)
         if self._func_stack and len(node.targets) == 1 and may_be_bool_tensor(value):
             bound = node.targets[0].target
             if isinstance(bound, cst.Name):
@@ -454,6 +452,17 @@ class _Collector(ScopeTracker):
         if _reads_each_truth(node) is not None:
             self._truth_read(node, node)
 
+    def _reduced(self, fn: _Function, name: str) -> bool:
+        """Some assignment of ``name`` alone in ``fn`` holds a 0-dim reduction (``n = mask.sum()``)."""
+        names = self._zero_dim_names.get(id(fn.node))
+        if names is None:
+            names = self._zero_dim_names[id(fn.node)] = {}
+            for node in walk.descendants(fn.node.body, lambda n: type(n) not in NESTED_SCOPES):
+                if type(node) is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
+                    bound = node.targets[0].target.value
+                    names[bound] = names.get(bound, False) or _holds_a_reduction(node.value)
+        return names.get(name, False)
+
     def _submodules_handed_in(self) -> None:
         """``self.layers = layers`` in ``__init__``: the classes of what the file's calls of the class
         hand it (``Encoder(nn.ModuleList([Layer(...)]))``, or a subclass's ``super().__init__(layers)``
@@ -541,7 +550,7 @@ class _Collector(ScopeTracker):
         for subscript, fn, guards in self._index_reads:
             if any(guard.holds() for guard in guards) or subscript in self.direct_calls:
                 continue
-            if not _written_as_an_index_read(subscript, self._zero_dim_names.get(id(fn.node), set())):
+            if not _written_as_an_index_read(subscript, functools.partial(self._reduced, fn)):
                 continue  # no tensor inference needed to say so (most slices are by ints)
             # one line: the prefilter finds such a subscript by its line (INDEX_READ_LINE)
             read = self.argument_facts(fn).index_read(subscript) if "\n" not in _code(subscript) else ""
@@ -956,10 +965,10 @@ def _may_read_an_index(inner: cst.BaseSlice) -> bool:
 _INDEX_SHAPES = (cst.Call, cst.Name, cst.BinaryOperation, cst.Subscript)
 
 
-def _written_as_an_index_read(subscript: cst.Subscript, reduced: set[str]) -> bool:
-    """Some index or slice bound of ``subscript`` is written as :meth:`TensorFacts.reads_an_index`
-    may read it: holding a 0-dim reduction or a name ``reduced`` holds (names bound to one), or,
-    as a slice bound, a subscript of a dotted name (``lengths[i]``)."""
+def _written_as_an_index_read(subscript: cst.Subscript, reduced: Callable[[str], bool]) -> bool:
+    """Some index or slice bound of ``subscript`` is written as :meth:`TensorFacts.index_read`
+    may read it: holding a 0-dim reduction or a name ``reduced`` says is bound to one, or, as a
+    slice bound, a subscript of a dotted name that is not a shape (``lengths[i]``)."""
     for element in subscript.slice:
         inner = element.slice
         parts = [inner.value] if isinstance(inner, cst.Index) else [inner.lower, inner.upper, inner.step]
@@ -967,11 +976,13 @@ def _written_as_an_index_read(subscript: cst.Subscript, reduced: set[str]) -> bo
             if part is None:
                 continue
             if _holds_a_reduction(part) or any(
-                isinstance(node, cst.Name) and node.value in reduced for node in walk.descendants(part)
+                type(node) is cst.Name and reduced(node.value) for node in walk.descendants(part)
             ):
                 return True
-            if isinstance(inner, cst.Slice) and isinstance(part, cst.Subscript) and dotted_name(part.value):
-                return True
+            if isinstance(inner, cst.Slice) and isinstance(part, cst.Subscript):
+                name = dotted_name(part.value)
+                if name and name.rpartition(".")[2] != "shape":
+                    return True
     return False
 
 
