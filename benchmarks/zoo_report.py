@@ -470,6 +470,13 @@ def render(
                 f"| {run['mode']} | {run['files']} | {run['gbfix_s']} | {run.get('measure_s', '-')} "
                 f"| {len(run.get('changed_files', []))} | {_cell(run.get('summary', ''))} |"
             )
+    for again in meta.get("measured_again", []):
+        # a later gbfix changed the rewrite of some files: only the models that run them were measured again
+        out += [
+            "",
+            f"Measured again at gbfix {again['gbfix']}, whose rewrites differ only in "
+            f"{', '.join(f'`{path}`' for path in again['files'])}: {', '.join(again['models'])}.",
+        ]
     out += ["", "## Remaining skip causes", "", *cause_table(rows, modes), ""]
     if findings:
         out += [

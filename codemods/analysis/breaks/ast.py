@@ -51,14 +51,8 @@ def mask_index_starts(text: str) -> Iterator[int]:
     what a bool tensor is written with between its brackets (``x[x > 0]``, :data:`MASK_LINE`),
     or one by a name alone that some line binds to such a value (``x[keep]`` after
     ``keep = x > 0``, :data:`NAME_INDEX`). The index reads only these lines."""
-    line_end = -1
-    for match in MASK_LINE.finditer(text):
-        if match.start() < line_end:
-            continue
-        line_end = text.find("\n", match.start())
-        if line_end == -1:
-            line_end = len(text)
-        yield from _marked_brackets(text, match.start(), line_end)
+    for start, line_end in _lines_from(text, MASK_LINE):
+        yield from _marked_brackets(text, start, line_end)
     by_name: dict[str, list[int]] = {}
     for match in NAME_INDEX.finditer(text):
         if not match.group(1)[0].isdigit():
@@ -74,14 +68,8 @@ def index_read_starts(text: str) -> Iterator[int]:
     (``x[x.argmax()]``) or a slice bound written as a subscript (``x[:, :lengths[i]]``), and
     brackets that read a name a line binds to a value with a 0-dim mark (``x[:n]`` after
     ``n = mask.sum()``). The index and the screen read only these lines."""
-    line_end = -1
-    for match in INDEX_READ_LINE.finditer(text):
-        if match.start() < line_end:
-            continue
-        line_end = text.find("\n", match.start())
-        if line_end == -1:
-            line_end = len(text)
-        for first, last in _bracket_pairs(text, match.start(), line_end):
+    for start, line_end in _lines_from(text, INDEX_READ_LINE):
+        for first, last in _bracket_pairs(text, start, line_end):
             if ZERO_DIM_MARK.search(text, first + 1, last) or SUBSCRIPT_BOUND.search(text, first, last):
                 yield first
     for match in _ZERO_DIM_BINDING.finditer(text):
@@ -165,17 +153,23 @@ def _bound_to(text: str, name: str, mark: re.Pattern[str]) -> bool:
 _BRACKETS = re.compile(r"[\[\]]")
 
 
+def _lines_from(text: str, pattern: re.Pattern[str]) -> Iterator[tuple[int, int]]:
+    """(where the first match of ``pattern`` on a line starts, where its line ends), once per line."""
+    line_end = -1
+    for match in pattern.finditer(text):
+        if match.start() < line_end:
+            continue
+        line_end = text.find("\n", match.start())
+        if line_end == -1:
+            line_end = len(text)
+        yield match.start(), line_end
+
+
 def _marked_brackets(text: str, start: int, end: int) -> Iterator[int]:
     """The ``[`` between ``start`` and ``end`` (one line) whose brackets hold a bool mark."""
-    opened: list[int] = []
-    for bracket in _BRACKETS.finditer(text, start, end):
-        at = bracket.start()
-        if text[at] == "[":
-            opened.append(at)
-        elif opened:
-            first = opened.pop()
-            if BOOL_MARK.search(text, first + 1, at):
-                yield first
+    for first, last in _bracket_pairs(text, start, end):
+        if BOOL_MARK.search(text, first + 1, last):
+            yield first
 
 
 #: a lambda's body does not run with the statement: a read there is left to the file's own analysis
