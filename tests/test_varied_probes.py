@@ -39,6 +39,24 @@ class Model(torch.nn.Module):
 """
 
 SKIPPING = {
+    "mask_made_with_bool_dtype": FORWARD.format(
+        body="""
+        done = torch.zeros(4, dtype=torch.bool)
+        for i in range(3):
+            x = x * 2 + x[done].sum()
+"""
+    ),
+    "mask_updated_in_place": FORWARD.format(
+        body="""
+        finished = torch.zeros(4, dtype=torch.bool)
+        steps = torch.zeros(4, dtype=torch.long)
+        for i in range(3):
+            x = torch.tanh(x) + 0.5
+            steps[~finished] += 1
+            finished |= x > 0.9
+        x = x + steps
+"""
+    ),
     "slice_by_bool_count_named": FORWARD.format(
         body="""
         for i in range(3):
@@ -1157,6 +1175,13 @@ class Model(torch.nn.Module):
 }
 
 NOT_SKIPPING = {
+    "index_made_with_long_dtype": FORWARD.format(
+        body="""
+        picked = torch.zeros(2, dtype=torch.long)
+        for i in range(3):
+            x = x * 2 + x[picked].sum()
+"""
+    ),
     "index_by_argsort": FORWARD.format(
         body="""
         for i in range(3):

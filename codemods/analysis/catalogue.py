@@ -336,8 +336,9 @@ CONDITION_LINE = re.compile(
 )
 #: a truth word, searched on the line of a condition call
 TRUTH_WORD = re.compile(_TRUTH_WORD)
-#: what a bool tensor is written with: a comparison, a bitwise operator, a call of a bool method or function
-_BOOL_MARK = r"(?:[<~&|^]|(?<!-)>|==|!=|\b(?:%s)\s*\()" % "|".join(sorted(BOOL_METHODS | BOOL_FUNCTIONS))
+#: what a bool tensor is written with: a comparison, a bitwise operator, a call of a bool method or
+#: function, the ``bool`` dtype (``dtype=torch.bool``, ``.to(torch.bool)``)
+_BOOL_MARK = r"(?:[<~&|^]|(?<!-)>|==|!=|\.[ \t]*bool\b|\b(?:%s)\s*\()" % "|".join(sorted(BOOL_METHODS | BOOL_FUNCTIONS))
 #: a ``[`` with what a bool tensor is written with after it on the line: a subscript through a mask
 #: written in place (``x[x > 0]``), as :data:`MASK_INDEX` matches it (one line)
 MASK_LINE = re.compile(r"\[[^\n]*?" + _BOOL_MARK)

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from typing import Optional
 
-from codemods.analysis.astnodes import CALL_REST, expressions_of, is_word_char, word_ends
+from codemods.analysis.astnodes import CALL_REST, dotted, expressions_of, is_word_char, word_ends
 from codemods.analysis.catalogue import (
     BOOL_FUNCTIONS,
     BOOL_MARK,
@@ -221,7 +221,8 @@ def index_subscripts_on(stmt: ast.stmt, line: int) -> list[ast.Subscript]:
 def _may_be_a_mask(index: ast.expr) -> bool:
     """``index`` is written as a bool tensor may be, whatever its kinds: a name, one comparison,
     ``~``/``&``/``|``/``^`` of such, a call of a bool method or function (as the file's analysis
-    asks before its tensor inference: :func:`codemods.analysis.tensors.cst.may_be_bool_tensor`)."""
+    asks before its tensor inference: :func:`codemods.analysis.tensors.cst.may_be_bool_tensor`), or a
+    call given ``dtype=torch.bool`` or a cast to it."""
     if isinstance(index, ast.Name):
         return True
     if isinstance(index, ast.Compare):
@@ -231,11 +232,14 @@ def _may_be_a_mask(index: ast.expr) -> bool:
     if isinstance(index, ast.BinOp):
         bitwise = isinstance(index.op, (ast.BitAnd, ast.BitOr, ast.BitXor))
         return bitwise and _may_be_a_mask(index.left) and _may_be_a_mask(index.right)
-    return (
-        isinstance(index, ast.Call)
-        and isinstance(index.func, ast.Attribute)
-        and index.func.attr in BOOL_METHODS | BOOL_FUNCTIONS
-    )
+    if not isinstance(index, ast.Call) or not isinstance(index.func, ast.Attribute):
+        return False
+    if index.func.attr in BOOL_METHODS | BOOL_FUNCTIONS:
+        return True
+    dtype = next((k.value for k in index.keywords if k.arg == "dtype"), None)
+    if dtype is None and index.func.attr in ("to", "type") and index.args:
+        dtype = index.args[0]
+    return dtype is not None and (dotted(dtype) or "").rpartition(".")[2] == "bool"
 
 
 def runs_only_if_distinct(stmt: ast.stmt, node: ast.AST) -> Optional[tuple[str, str]]:

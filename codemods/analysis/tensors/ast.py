@@ -309,8 +309,12 @@ class TensorEvidence:
         params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
         bindings: dict[str, int] = {}
         single: dict[str, ast.expr] = {}
+        # an in-place ``|=``, ``&=``, ``^=`` keeps a bool tensor one (the left side's dtype)
+        updated: set[int] = set()
         for node in own_nodes(self.func.body):
-            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            if isinstance(node, ast.AugAssign) and isinstance(node.op, _BOOL_OPERATORS):
+                updated.add(id(node.target))
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and id(node) not in updated:
                 bindings[node.id] = bindings.get(node.id, 0) + 1
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 for alias in node.names:

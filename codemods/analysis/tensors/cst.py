@@ -242,6 +242,7 @@ class TensorFacts:
         self.kinds: dict[str, str] = {}
         #: names bound once in the function, by an assignment to that name alone
         self._single_assigns: dict[str, cst.Assign] = {}
+        self._mask_assigns: dict[str, cst.Assign] = {}
         #: names holding a bool tensor, once asked
         self._bool_names: Optional[frozenset[str]] = None
         #: node id -> kind, once the names' kinds are settled (a kind is asked of every sub-expression)
@@ -281,6 +282,8 @@ class TensorFacts:
         """The kind of every name the function binds, to a fixpoint."""
         bindings: list[tuple[list[str], Optional[cst.BaseExpression]]] = []
         single: dict[str, cst.Assign] = {}
+        #: in-place ``|=``, ``&=``, ``^=`` of each name: a bool tensor stays one (the left side's dtype)
+        bitwise: Counter[str] = Counter()
         loops: list[Union[cst.For, cst.CompFor]] = []
         for node in self._own_nodes(self.func.body):
             node_type = type(node)  # by type: isinstance of libcst's node classes is slow on every node
@@ -300,6 +303,8 @@ class TensorFacts:
             elif node_type is cst.AugAssign:
                 assert isinstance(node, cst.AugAssign)
                 bindings.append((target_names(node.target), cst.BinaryOperation(node.target, cst.Add(), node.value)))
+                if isinstance(node.operator, _BITWISE_UPDATES) and isinstance(node.target, cst.Name):
+                    bitwise[node.target.value] += 1
             elif node_type is cst.For or node_type is cst.CompFor:
                 assert isinstance(node, (cst.For, cst.CompFor))
                 loops.append(node)
@@ -343,6 +348,12 @@ class TensorFacts:
                 by_name.setdefault(name, []).append(value)
         self._single_assigns = {
             name: node for name, node in single.items() if name not in params and len(by_name[name]) == 1
+        }
+        #: names bound once but for in-place bitwise updates (``done |= stop``): what a mask may be
+        self._mask_assigns = {
+            name: node
+            for name, node in single.items()
+            if name not in params and len(by_name[name]) - bitwise[name] == 1
         }
         # A name some binding gives a dict holds a mapping on that path (``if not isinstance(masks :=
         # mask, dict): masks = {...}``): reading it by key is no tensor op, whatever else it holds.
@@ -534,7 +545,7 @@ class TensorFacts:
         # One line: the prefilter finds the binding by its line (catalogue.MASK_BINDING).
         values = {
             name: node.value
-            for name, node in self._single_assigns.items()
+            for name, node in self._mask_assigns.items()
             if "\n" not in cst.Module([]).code_for_node(node) and self.kind(node.value) == TENSOR
         }
         return settle_bool_names(values, self._is_bool)
@@ -611,6 +622,8 @@ class TensorFacts:
         return False
 
 
+#: in-place operators that keep a bool tensor one, whatever the right side (``done |= stop``)
+_BITWISE_UPDATES = (cst.BitOrAssign, cst.BitAndAssign, cst.BitXorAssign)
 #: arithmetic that keeps a 0-dim integer tensor one (``x.argmax() // 2``, ``n - 1``)
 _INDEX_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
 
@@ -636,7 +649,8 @@ def _dtype_argument(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
 def may_be_bool_tensor(expr: cst.BaseExpression) -> bool:
     """``expr`` is written as :meth:`TensorFacts.is_bool_tensor` may accept, whatever its
     kinds: a name, one comparison, ``~``/``&``/``|``/``^`` of such, a call of a bool method or
-    function. What it rejects needs no tensor inference to be ruled out (``x[0]``, ``d["k"]``)."""
+    function, a call given ``dtype=torch.bool`` or a cast to it. What it rejects needs no tensor
+    inference to be ruled out (``x[0]``, ``d["k"]``)."""
     if isinstance(expr, cst.Name):
         return True
     if isinstance(expr, cst.Comparison):
@@ -649,11 +663,12 @@ def may_be_bool_tensor(expr: cst.BaseExpression) -> bool:
             and may_be_bool_tensor(expr.left)
             and may_be_bool_tensor(expr.right)
         )
-    return (
-        isinstance(expr, cst.Call)
-        and isinstance(expr.func, cst.Attribute)
-        and expr.func.attr.value in BOOL_METHODS | BOOL_FUNCTIONS
-    )
+    if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Attribute):
+        return False
+    if expr.func.attr.value in BOOL_METHODS | BOOL_FUNCTIONS:
+        return True
+    dtype = _dtype_argument(expr, expr.func.attr.value)
+    return dtype is not None and (dotted_name(dtype) or "").rpartition(".")[2] == "bool"
 
 
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
