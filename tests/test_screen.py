@@ -504,9 +504,7 @@ def _reads_an_index_by_pattern(text: str) -> bool:
         ):
             return True
     zero_dim = re.finditer(r"^[ \t]*(\w+)[ \t]*=(?!=)[^\n]*?" + ZERO_DIM_MARK.pattern, text, re.MULTILINE)
-    return any(
-        re.search(r"\[[^\]\n]*(?<![.\w])%s(?!\w)" % re.escape(m.group(1)), text) is not None for m in zero_dim
-    )
+    return any(re.search(r"\[[^\]\n]*(?<![.\w])%s(?!\w)" % re.escape(m.group(1)), text) is not None for m in zero_dim)
 
 
 @pytest.mark.parametrize(

@@ -624,6 +624,7 @@ class ScreenFacts:
         in a subclass), a widening of what the break analysis reads from the call's argument
         (:meth:`codemods.analysis.breaks.cst._Collector._submodules_handed_in`); a skeleton keeps
         the assignment and those defs whole."""
+        assert self._submodules is not None
         handed: list[tuple[str, str, int]] = []
         used: Optional[set[str]] = None
         for selfs, node in self._self_assigns:

@@ -959,7 +959,9 @@ def _may_read_an_index(inner: cst.BaseSlice) -> bool:
     or an attribute (``x[:, : self.size]``), which no evidence makes a 0-dim tensor."""
     if isinstance(inner, cst.Index):
         return inner.star is None and isinstance(inner.value, _INDEX_SHAPES)
-    return any(isinstance(bound, _INDEX_SHAPES) for bound in (inner.lower, inner.upper, inner.step))
+    return isinstance(inner, cst.Slice) and any(
+        isinstance(bound, _INDEX_SHAPES) for bound in (inner.lower, inner.upper, inner.step)
+    )
 
 
 _INDEX_SHAPES = (cst.Call, cst.Name, cst.BinaryOperation, cst.Subscript)
@@ -971,7 +973,12 @@ def _written_as_an_index_read(subscript: cst.Subscript, reduced: Callable[[str],
     slice bound, a subscript of a dotted name that is not a shape (``lengths[i]``)."""
     for element in subscript.slice:
         inner = element.slice
-        parts = [inner.value] if isinstance(inner, cst.Index) else [inner.lower, inner.upper, inner.step]
+        if isinstance(inner, cst.Index):
+            parts: list[Optional[cst.BaseExpression]] = [inner.value]
+        elif isinstance(inner, cst.Slice):
+            parts = [inner.lower, inner.upper, inner.step]
+        else:
+            continue
         for part in parts:
             if part is None:
                 continue

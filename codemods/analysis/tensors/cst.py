@@ -526,6 +526,8 @@ class TensorFacts:
                 if inner.star is None and self.is_zero_dim(inner.value):
                     found = "index"
                 continue
+            if not isinstance(inner, cst.Slice):
+                continue
             for bound in (inner.lower, inner.upper, inner.step):
                 if bound is None:
                     continue
