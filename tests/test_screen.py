@@ -475,9 +475,9 @@ _PIECES = [
 
 def _may_break_by_pattern(text: str) -> bool:
     facts = ScreenFacts(text)
-    if facts.text.isascii():
-        watched = _WATCHED_CALL.search(facts.text) is not None
-    else:
+    # the text as written first; an identifier is also read in its NFKC form (``ｐrint(``)
+    watched = _WATCHED_CALL.search(facts.text) is not None
+    if not watched and not facts.text.isascii():
         watched = any(name in WATCHED_NAMES for _, name, _ in facts._raw_calls())
     reads = re.compile(r"\b(?:%s)" % "|".join(TENSOR_READ_NAMES) + TENSOR_READ_REST.pattern)
     masked = any(list(_marked_brackets(line)) for line in facts.text.split("\n") if MASK_LINE.search(line))
