@@ -149,6 +149,24 @@ class Decoder(nn.Module):
             h = layer.step(h) + 1
         return h
 """,
+    # an exported method's parameters are its module's inputs, as ``forward``'s are, however imported
+    "exported_inputs": """\
+import torch
+from torch import nn
+from torch.jit import export
+
+
+class Decoder(nn.Module):
+    def forward(self, x):
+        return x
+
+    @export
+    def infer(self, x, steps=3):
+        for _ in range(steps):  # found
+            if x.sum() > 0:
+                x = x - 1
+        return x
+""",
     # a mask made with ``dtype=torch.bool``, or cast to it, indexes inside the loop
     "bool_dtype_mask": """\
 import torch

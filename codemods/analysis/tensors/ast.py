@@ -44,6 +44,7 @@ from codemods.analysis.catalogue import (
     ZERO_DIM_METHODS,
 )
 from codemods.analysis.tensors.cst import (
+    EXPORT_SPELLINGS,
     METHOD_NON_TENSOR,
     TENSOR_ATTRIBUTES,
     TORCH_NON_TENSOR,
@@ -114,7 +115,7 @@ class TensorEvidence:
             if annotated is not None:
                 if annotated:
                     self.params.add(arg.arg)
-            elif is_method and index > 0 and func.name == "forward" and not _plain_default(func, arg):
+            elif is_method and index > 0 and _takes_inputs(func) and not _plain_default(func, arg):
                 self.params.add(arg.arg)
         self._bind_locals(func)
 
@@ -381,6 +382,12 @@ def _dtype_argument(call: ast.Call, name: str) -> Optional[ast.expr]:
     if name in _CASTS and call.args and not isinstance(call.args[0], ast.Starred):
         return call.args[0]
     return None
+
+
+def _takes_inputs(func: Def) -> bool:
+    """A module's ``forward``, or a method exported with ``@torch.jit.export``: its parameters are
+    the module's inputs (as :func:`codemods.analysis.tensors.cst._exported` reads it)."""
+    return func.name == "forward" or any(dotted(d) in EXPORT_SPELLINGS for d in func.decorator_list)
 
 
 #: arithmetic that keeps a 0-dim integer tensor one (``x.argmax() // 2``, ``n - 1``)

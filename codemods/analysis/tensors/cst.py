@@ -262,7 +262,7 @@ class TensorFacts:
                 kind = TENSOR
             elif kind is None and is_method and index == 0:
                 kind = OTHER  # self
-            elif kind is None and is_method and func.name.value == "forward":
+            elif kind is None and is_method and (func.name.value == "forward" or _exported(func)):
                 # `use_cache=False`: a flag, not an input
                 kind = OTHER if _plain_default(param.default) else TENSOR
             self.kinds[param.name.value] = kind or UNKNOWN
@@ -622,6 +622,15 @@ class TensorFacts:
         if isinstance(node, cst.Subscript):
             return self.kind(node.value) == TENSOR
         return False
+
+
+#: how ``torch.jit.export`` is written on a method: its inputs are a module's, as ``forward``'s are
+EXPORT_SPELLINGS = frozenset({"torch.jit.export", "jit.export", "export"})
+
+
+def _exported(func: cst.FunctionDef) -> bool:
+    """``func`` is decorated ``@torch.jit.export``: an entry of its module taking inputs as ``forward`` does."""
+    return any(dotted_name(d.decorator) in EXPORT_SPELLINGS for d in func.decorators)
 
 
 #: in-place operators that keep a bool tensor one, whatever the right side (``done |= stop``)
