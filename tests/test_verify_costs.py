@@ -145,7 +145,10 @@ def test_interleaved_timing_sees_a_slower_side() -> None:
 
     timing = interleaved_times((once, (x,)), (ten_times, (x,)), rounds=6, warmup=1)
     assert len(timing.before) == len(timing.after) == 6
-    assert timing.ratio is not None and timing.ratio > 2
+    assert timing.ratio is not None and timing.ratio > 1
+    # ten matmuls against one: the fastest round of each side, which other processes on a shared
+    # machine slow the least, tells them apart by far more than noise
+    assert min(timing.after) > 3 * min(timing.before)
 
 
 @pytest.mark.torch_run
