@@ -186,21 +186,7 @@ def subscripts_on(stmt: ast.stmt, line: int) -> list[ast.Subscript]:
     elif isinstance(stmt, (ast.AnnAssign, ast.Delete)):
         targets = stmt.targets if isinstance(stmt, ast.Delete) else [stmt.target]
         stored = {id(t) for target in targets for t in ast.walk(target) if isinstance(t, ast.Subscript)}
-    found = []
-    stack = list(expressions_of(stmt))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, _NOT_HERE):
-            continue
-        if (
-            isinstance(node, ast.Subscript)
-            and id(node) not in stored
-            and node.lineno == node.end_lineno == line
-            and _may_be_a_mask(node.slice)
-        ):
-            found.append(node)
-        stack.extend(ast.iter_child_nodes(node))
-    return found
+    return [node for node in index_subscripts_on(stmt, line) if id(node) not in stored and _may_be_a_mask(node.slice)]
 
 
 def index_subscripts_on(stmt: ast.stmt, line: int) -> list[ast.Subscript]:
