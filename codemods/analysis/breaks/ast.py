@@ -26,6 +26,7 @@ from codemods.analysis.catalogue import (
     TRUTH_WORD,
     ZERO_DIM_MARK,
 )
+from codemods.analysis.tensors.ast import dtype_argument
 
 
 def condition_call_ends(text: str) -> Iterator[int]:
@@ -222,9 +223,7 @@ def _may_be_a_mask(index: ast.expr) -> bool:
         return False
     if index.func.attr in BOOL_METHODS | BOOL_FUNCTIONS:
         return True
-    dtype = next((k.value for k in index.keywords if k.arg == "dtype"), None)
-    if dtype is None and index.func.attr in ("to", "type") and index.args:
-        dtype = index.args[0]
+    dtype = dtype_argument(index, index.func.attr)
     return dtype is not None and (dotted(dtype) or "").rpartition(".")[2] == "bool"
 
 

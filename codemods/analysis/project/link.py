@@ -36,6 +36,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Optional
 
+from codemods.analysis.project.compiled_code import EXPORTED
 from codemods.analysis.project.index import Call, ClassSummary, FileSummary, UnitSummary
 from codemods.analysis.reach import Evidence, ExternalBreak, ProjectFacts, Reach, ReachMode, evidence_meets
 from codemods.analysis.third_party import package_kind, source_break
@@ -49,10 +50,6 @@ OPAQUE = frozenset(
         "torch._dynamo.assume_constant_result",
     }
 )
-
-#: decorators that export a module's method as an entry of its own (TorchScript's ``infer`` of a
-#: speech model): the method runs when the model does, as its ``forward`` does
-EXPORTED = frozenset({"torch.jit.export"})
 
 #: (kind, path, qualified name): kind is "func", "class" or "module"
 Target = tuple[str, str, str]

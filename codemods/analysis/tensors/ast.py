@@ -359,9 +359,9 @@ class TensorEvidence:
         last = expr.func.attr
         head = dotted(expr.func.value)
         if head is not None and head in self.torch:
-            return last in BOOL_FUNCTIONS or self._names_bool(_dtype_argument(expr, last))
+            return last in BOOL_FUNCTIONS or self._names_bool(dtype_argument(expr, last))
         if last in _CASTS and self.is_tensor(expr.func.value):
-            return self._names_bool(_dtype_argument(expr, last))
+            return self._names_bool(dtype_argument(expr, last))
         return last in BOOL_METHODS and self.is_tensor(expr.func.value)
 
     def _names_bool(self, dtype: Optional[ast.expr]) -> bool:
@@ -374,7 +374,7 @@ class TensorEvidence:
 _CASTS = frozenset({"to", "type"})
 
 
-def _dtype_argument(call: ast.Call, name: str) -> Optional[ast.expr]:
+def dtype_argument(call: ast.Call, name: str) -> Optional[ast.expr]:
     """The ``dtype=`` of a torch function's call, or a cast's dtype (its first argument)."""
     for keyword in call.keywords:
         if keyword.arg == "dtype":
