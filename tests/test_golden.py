@@ -139,8 +139,11 @@ def test_golden_under_torch_compile(case: Case) -> None:
     want = getattr(module, "EXPECT_SKIPPED_AFTER", 0)
     assert after.frames_skipped <= want, after.skip_reasons
     # What is still skipped is a helper gbfix made (or a resume function inside
-    # one), never the user's own function.
-    assert all("_gbfix_" in name for name in after.skipped_functions), after.skipped_functions
+    # one), never the user's own function, but for a callee the case names as
+    # breaking in its own code, which no rule of the case fixes.
+    still = set(getattr(module, "STILL_SKIPPED", ()))
+    assert all("_gbfix_" in name or name in still for name in after.skipped_functions), after.skipped_functions
+    assert still <= set(before.skipped_functions), "a callee named as still skipped must be skipped before too"
     assert after.ops >= before.ops
     assert after.graphs > before.graphs or after.ops > before.ops
     # Graph coverage, counted as `gbfix verify` counts it, never falls.

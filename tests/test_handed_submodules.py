@@ -1,4 +1,5 @@
-"""Submodules a class is handed, exported entries, and masks made with ``dtype=torch.bool``.
+"""Submodules a class is handed, exported entries, masks made with ``dtype=torch.bool``, and
+slices by a parameter that a call hands a tensor's element.
 
 Each case is read twice, screened as a batch screens it and whole, and both
 readings must agree with what the case says: the screen lets through what
@@ -38,8 +39,85 @@ class Plain(nn.Module):
         return h.relu()
 """
 
+GATE = """\
+import torch
+from torch import nn
+
+
+def gate(acts, width):
+    return torch.tanh(acts[:, :width]) * torch.sigmoid(acts[:, width:])
+"""
+
 #: each case's source; the loops gbfix must find end their header line with ``# found``
 CASES = {
+    # the loop's call hands the slice bound an element of a tensor
+    "slice_by_handed_element": GATE
+    + """
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.ModuleList([nn.Conv1d(4, 8, 1) for _ in range(3)])
+
+    def forward(self, x):
+        widths = torch.IntTensor([4])
+        for conv in self.convs:  # found
+            x = gate(conv(x), widths[0]) + x
+        return x
+""",
+    # a call outside the loop hands the tensor: the function the loop calls breaks
+    "slice_by_element_from_another_caller": GATE
+    + """
+
+def warm(acts, sizes):
+    return gate(acts, sizes[0])
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.ModuleList([nn.Conv1d(4, 8, 1) for _ in range(3)])
+
+    def forward(self, x, width):
+        for conv in self.convs:  # found
+            x = gate(conv(x), width) + x
+        return x
+""",
+    # handed ints only (a shape's element, an attribute): no break
+    "slice_by_handed_int": GATE
+    + """
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.width = 4
+        self.convs = nn.ModuleList([nn.Conv1d(4, 8, 1) for _ in range(3)])
+
+    def forward(self, x):
+        for conv in self.convs:
+            h = conv(x)
+            x = gate(h, h.shape[1] // 2) + gate(h, self.width) + x
+        return x
+""",
+    # a method, the tensor handed by keyword
+    "slice_by_handed_keyword_to_method": """\
+import torch
+from torch import nn
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.ModuleList([nn.Conv1d(4, 8, 1) for _ in range(3)])
+
+    def _split(self, acts, *, width):
+        return acts[:, width:] * 2
+
+    def forward(self, x, lengths):
+        for conv in self.convs:  # found
+            x = x + self._split(conv(x), width=lengths.max())
+        return x
+""",
     # the subclass builds the layers and hands them to its base's ``__init__``
     "handed_to_super": LAYER
     + """

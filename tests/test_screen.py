@@ -12,6 +12,7 @@ many spellings, inside and outside functions.
 
 from __future__ import annotations
 
+import ast
 import glob
 import os
 import re
@@ -504,7 +505,34 @@ def _reads_an_index_by_pattern(text: str) -> bool:
         ):
             return True
     zero_dim = re.finditer(r"^[ \t]*(\w+)[ \t]*=(?!=)[^\n]*?" + ZERO_DIM_MARK.pattern, text, re.MULTILINE)
-    return any(re.search(r"\[[^\]\n]*(?<![.\w])%s(?!\w)" % re.escape(m.group(1)), text) is not None for m in zero_dim)
+    if any(re.search(r"\[[^\]\n]*(?<![.\w])%s(?!\w)" % re.escape(m.group(1)), text) is not None for m in zero_dim):
+        return True
+    return _slices_by_a_handed_parameter(text)
+
+
+def _slices_by_a_handed_parameter(text: str) -> bool:
+    """Read from the ``ast``: a function slices by a parameter alone, and a call of its name hands
+    an argument that is an element of something or holds a 0-dim mark."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return False
+    handed = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            values = [*node.args, *(k.value for k in node.keywords)]
+            if any(isinstance(v, ast.Subscript) or ZERO_DIM_MARK.search(ast.unparse(v)) for v in values):
+                handed.add(name)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in handed:
+            params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Slice) and any(
+                    isinstance(b, ast.Name) and b.id in params for b in (inner.lower, inner.upper, inner.step)
+                ):
+                    return True
+    return False
 
 
 @pytest.mark.parametrize(

@@ -87,6 +87,53 @@ class Model(torch.nn.Module):
             x = x + x[: lengths[i]].sum()
         return x
 """,
+    # the slice bound is a parameter; the evidence that it holds a tensor is the caller's
+    "slice_by_handed_element": """\
+import torch
+
+
+def gate(a, channels):
+    return torch.tanh(a[:, :channels]) * torch.sigmoid(a[:, channels:])
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        width = torch.IntTensor([2])
+        h = x.view(2, 2).repeat(1, 2)
+        for i in range(3):
+            h = torch.cat([gate(h, width[0])] * 2, dim=1) + 1
+        return h.sum() + x
+""",
+    "slice_by_handed_count_keyword": """\
+import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def _head(self, rows, *, upto):
+        return rows[:upto].mean(0)
+
+    def forward(self, x):
+        acc = x * 0
+        for _ in range(3):
+            acc = acc + self._head(x, upto=(x > 0).sum())
+        return acc
+""",
+    "slice_by_handed_max_as_start": """\
+import torch
+
+
+def tail_of(seq, start, step=1):
+    return seq[start::step]
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        lengths = torch.tensor([1, 2, 3])
+        for i in range(3):
+            x = x + tail_of(x, lengths.max() - 2).sum()
+        return x
+""",
     "store_through_slice_by_argmin": FORWARD.format(
         body="""
         for i in range(3):
@@ -1195,6 +1242,23 @@ NOT_SKIPPING = {
             x = x + x[picked].sum()
 """
     ),
+    # a parameter slice bound handed plain ints: the element of a shape or of a list of ints
+    "slice_by_handed_shape_element": """\
+import torch
+
+
+def gate(a, channels):
+    return torch.tanh(a[:, :channels]) * torch.sigmoid(a[:, channels:])
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        sizes = [2, 4]
+        h = x.view(2, 2).repeat(1, 2)
+        for i in range(3):
+            h = torch.cat([gate(h, h.shape[1] // 2), gate(h, sizes[0])], dim=1)
+        return h.sum() + x
+""",
     "slice_by_size": FORWARD.format(
         body="""
         for i in range(3):

@@ -33,7 +33,13 @@ from codemods.analysis.astnodes import (
     normal,
     word_ends,
 )
-from codemods.analysis.breaks.ast import condition_call_ends, index_read_starts, reads_a_bound_name, reads_a_truth
+from codemods.analysis.breaks.ast import (
+    condition_call_ends,
+    index_read_starts,
+    parameter_slice_starts,
+    reads_a_bound_name,
+    reads_a_truth,
+)
 from codemods.analysis.catalogue import (
     ARITY_OF_LAST,
     BOOL_MARK,
@@ -1044,6 +1050,11 @@ class ScreenFacts:
             return any(name in names for _, name, _ in self._calls_on(d.first, d.last))
 
         reading = {i for i in self.broken if calls_one_of(self.defs[i], TENSOR_ARG_NAMES)}
+        # a slice by a parameter (``a[:, :width]``) reads what the calls hand it too
+        for line in {bisect_left(self._newlines(), at) + 1 for at in parameter_slice_starts(self.text)}:
+            d = self._def_at(line)
+            if d is not None:
+                reading.add(self.defs.index(d))
         if not reading:
             return []
         # what a module's forward is handed, the inference reads without its callers

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Optional
 
@@ -79,6 +80,89 @@ def index_read_starts(text: str) -> Iterator[int]:
         if reads:
             yield match.start(1)
             yield from reads
+    yield from parameter_slice_starts(text)
+
+
+def parameter_slice_starts(text: str) -> Iterator[int]:
+    """Where a function slices by one of its parameters (``in_act[:, :channels]``) when a call
+    in the file hands it an argument written as a tensor's element or with a 0-dim mark
+    (``gated(h, g, sizes[0])``): the slice reads a tensor's value as an int when that argument
+    is a tensor, which the index and the file's analysis judge from the caller's code."""
+    bare = [
+        (first, names)
+        for start, line_end in _lines_from(text, _SLICE_LINE)
+        for first, last in _bracket_pairs(text, start, line_end)
+        if (names := {name for pair in _BARE_BOUND.findall(text, first + 1, last) for name in pair if name})
+    ]
+    if not bare:
+        return
+    defs = []
+    for match in _DEF.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        before = text[line_start : match.start()]
+        if not before.strip() or before.strip() == "async":
+            defs.append((line_start, len(before) - len(before.lstrip(" \t")), match))
+    starts = [start for start, _, _ in defs]
+    handed: dict[int, bool] = {}
+    for first, names in bare:
+        line_start = text.rfind("\n", 0, first) + 1
+        indent = len(text[line_start:first]) - len(text[line_start:first].lstrip(" \t"))
+        # the nearest ``def`` above, indented less than the slice's line: the function it is in
+        at = bisect_left(starts, line_start) - 1
+        while at >= 0 and defs[at][1] >= indent:
+            at -= 1
+        if at < 0:
+            continue
+        match = defs[at][2]
+        opened = match.end() - 1
+        closed = _closing(text, opened)
+        if closed == -1 or closed > first or not names & set(_WORD.findall(text, opened, closed)):
+            continue
+        if at not in handed:
+            handed[at] = _handed_an_element(text, match.group(1), match.start(1))
+        if handed[at]:
+            yield first
+
+
+#: ``def`` and the function's name, up to its ``(`` (a literal first: found by fast search)
+_DEF = re.compile(r"def[ \t]+(\w+)[ \t]*\(")
+_WORD = re.compile(r"\b[A-Za-z_]\w*")
+#: a line with a ``[`` that a ``:`` follows: it may hold a slice
+_SLICE_LINE = re.compile(r"\[[^\n]*:")
+#: a slice bound that is a name alone: before a ``:`` (after ``[`` or ``,``), or after one
+_BARE_BOUND = re.compile(r"(?:^|,)[ \t]*([A-Za-z_]\w*)[ \t]*:|:[ \t]*([A-Za-z_]\w*)[ \t]*(?=[,:]|$)")
+#: an argument that ends with an element of something (``sizes[0]``)
+_ELEMENT_ARGUMENT = re.compile(r"\w[ \t]*\[[^\[\]\n]*\][ \t]*(?:[,)]|\\?$)")
+
+
+def _handed_an_element(text: str, name: str, defined: int) -> bool:
+    """Some call of ``name`` (not its ``def`` at ``defined``) has an argument, on the call's first
+    line, that ends with an element of something (``sizes[0]``) or holds a 0-dim mark."""
+    for end in word_ends(text, name):
+        start = end - len(name)
+        if start == defined:
+            continue
+        rest = CALL_REST.match(text, end)
+        if rest is None:
+            continue
+        line_end = text.find("\n", end)
+        arguments = text[rest.end() : len(text) if line_end == -1 else line_end]
+        if ZERO_DIM_MARK.search(arguments) or _ELEMENT_ARGUMENT.search(arguments):
+            return True
+    return False
+
+
+def _closing(text: str, opened: int) -> int:
+    """The ``)`` that closes the ``(`` at ``opened`` (brackets counted, strings not), or -1."""
+    depth = 0
+    for bracket in _PARENS.finditer(text, opened):
+        depth += 1 if bracket.group() in "([{" else -1
+        if depth == 0:
+            return bracket.start()
+    return -1
+
+
+_PARENS = re.compile(r"[()\[\]{}]")
 
 
 #: a line that starts by binding a name alone to a value with a 0-dim mark (``n = mask.sum()``)
@@ -154,10 +238,11 @@ def _bound_to(text: str, name: str, mark: re.Pattern[str]) -> bool:
 _BRACKETS = re.compile(r"[\[\]]")
 
 
-def _lines_from(text: str, pattern: re.Pattern[str]) -> Iterator[tuple[int, int]]:
-    """(where the first match of ``pattern`` on a line starts, where its line ends), once per line."""
+def _lines_from(text: str, pattern: re.Pattern[str], start: int = 0, end: int = -1) -> Iterator[tuple[int, int]]:
+    """(where the first match of ``pattern`` on a line starts, where its line ends), once per line,
+    between ``start`` and ``end`` (the text's end when -1)."""
     line_end = -1
-    for match in pattern.finditer(text):
+    for match in pattern.finditer(text, start, len(text) if end == -1 else end):
         if match.start() < line_end:
             continue
         line_end = text.find("\n", match.start())

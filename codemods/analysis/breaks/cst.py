@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Collection, Mapping, Optional, Sequence, Union
 
 import libcst as cst
 from libcst.metadata import BatchableMetadataProvider
@@ -550,7 +550,7 @@ class _Collector(ScopeTracker):
         for subscript, fn, guards in self._index_reads:
             if any(guard.holds() for guard in guards) or subscript in self.direct_calls:
                 continue
-            if not _written_as_an_index_read(subscript, functools.partial(self._reduced, fn)):
+            if not _written_as_an_index_read(subscript, functools.partial(self._reduced, fn), _parameters(fn.node)):
                 continue  # no tensor inference needed to say so (most slices are by ints)
             # one line: the prefilter finds such a subscript by its line (INDEX_READ_LINE)
             read = self.argument_facts(fn).index_read(subscript) if "\n" not in _code(subscript) else ""
@@ -967,10 +967,13 @@ def _may_read_an_index(inner: cst.BaseSlice) -> bool:
 _INDEX_SHAPES = (cst.Call, cst.Name, cst.BinaryOperation, cst.Subscript)
 
 
-def _written_as_an_index_read(subscript: cst.Subscript, reduced: Callable[[str], bool]) -> bool:
+def _written_as_an_index_read(
+    subscript: cst.Subscript, reduced: Callable[[str], bool], parameters: Collection[str] = ()
+) -> bool:
     """Some index or slice bound of ``subscript`` is written as :meth:`TensorFacts.index_read`
     may read it: holding a 0-dim reduction or a name ``reduced`` says is bound to one, or, as a
-    slice bound, a subscript of a dotted name that is not a shape (``lengths[i]``)."""
+    slice bound, a subscript of a dotted name that is not a shape (``lengths[i]``) or one of the
+    function's ``parameters`` (which a call may hand a tensor)."""
     for element in subscript.slice:
         inner = element.slice
         if isinstance(inner, cst.Index):
@@ -990,6 +993,8 @@ def _written_as_an_index_read(subscript: cst.Subscript, reduced: Callable[[str],
                 name = dotted_name(part.value)
                 if name and name.rpartition(".")[2] != "shape":
                     return True
+            if isinstance(inner, cst.Slice) and isinstance(part, cst.Name) and part.value in parameters:
+                return True
     return False
 
 

@@ -191,6 +191,8 @@ class TensorEvidence:
             return True
         head = dotted(func.value)
         if head is not None and head.split(".")[0] in self.torch:
+            if names_a_tensor_type(func.attr):
+                return True  # ``torch.IntTensor([n])``: a typed constructor
             return func.attr not in TORCH_NON_TENSOR and not func.attr[:1].isupper()
         return func.attr not in METHOD_NON_TENSOR and self.is_tensor(func.value)
 
@@ -286,7 +288,9 @@ class TensorEvidence:
                 if bound is None:
                     continue
                 if self.is_zero_dim(bound) or (
-                    isinstance(bound, ast.Subscript) and dotted(bound.value) and self.is_tensor(bound)
+                    isinstance(bound, (ast.Subscript, ast.Name))
+                    and (isinstance(bound, ast.Name) or dotted(bound.value))
+                    and self.is_tensor(bound)
                 ):
                     return "slice"
         return found

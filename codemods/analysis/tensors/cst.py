@@ -452,6 +452,8 @@ class TensorFacts:
             if not head and last in _PLAIN_BUILTINS:
                 return OTHER
             if head and head.split(".", 1)[0] in self.torch_names:
+                if names_a_tensor_type(last):
+                    return TENSOR  # ``torch.IntTensor([n])``: a typed constructor
                 return OTHER if last in _TORCH_NON_TENSOR or last[:1].isupper() else TENSOR
         if isinstance(call.func, cst.Attribute):
             method = call.func.attr.value
@@ -517,8 +519,10 @@ class TensorFacts:
 
     def index_read(self, subscript: cst.Subscript) -> str:
         """How ``subscript`` reads a tensor's value as an int: "slice" by a slice bound that is
-        0-dim (:meth:`is_zero_dim`) or an element of a tensor (``x[:lengths[i]]``), "index" by an
-        index that is 0-dim; "" for neither."""
+        0-dim (:meth:`is_zero_dim`), an element of a tensor (``x[:lengths[i]]``) or a name that
+        holds a tensor (a parameter the file's calls hand one: ``x[:, :channels]``), "index" by an
+        index that is 0-dim; "" for neither. A tensor as a slice bound is read through
+        ``__index__``, whatever its shape (only a one-element integer tensor has one)."""
         found = ""
         for element in subscript.slice:
             inner = element.slice
@@ -532,7 +536,9 @@ class TensorFacts:
                 if bound is None:
                     continue
                 if self.is_zero_dim(bound) or (
-                    isinstance(bound, cst.Subscript) and dotted_name(bound.value) and self.is_tensor(bound)
+                    isinstance(bound, (cst.Subscript, cst.Name))
+                    and (isinstance(bound, cst.Name) or dotted_name(bound.value))
+                    and self.is_tensor(bound)
                 ):
                     return "slice"
         return found
