@@ -238,11 +238,10 @@ def _bound_to(text: str, name: str, mark: re.Pattern[str]) -> bool:
 _BRACKETS = re.compile(r"[\[\]]")
 
 
-def _lines_from(text: str, pattern: re.Pattern[str], start: int = 0, end: int = -1) -> Iterator[tuple[int, int]]:
-    """(where the first match of ``pattern`` on a line starts, where its line ends), once per line,
-    between ``start`` and ``end`` (the text's end when -1)."""
+def _lines_from(text: str, pattern: re.Pattern[str]) -> Iterator[tuple[int, int]]:
+    """(where the first match of ``pattern`` on a line starts, where its line ends), once per line."""
     line_end = -1
-    for match in pattern.finditer(text, start, len(text) if end == -1 else end):
+    for match in pattern.finditer(text):
         if match.start() < line_end:
             continue
         line_end = text.find("\n", match.start())
