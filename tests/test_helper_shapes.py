@@ -157,7 +157,9 @@ def test_helper_shape_under_torch_compile(case: Case) -> None:
     assert not [r for r in reasons if any(word in r for word in _REFUSED)], reasons
     drivers = set(_DRIVER.findall(expected))
     skipped = {name for name in stats.skipped_functions}
-    # Skipped: a loop driver (or a resume function inside one), or what another rule outlined.
-    extra = {name for name in skipped if not _DRIVER.search(name) and "_gbfix_" not in name}
+    # Skipped: a loop driver (or a resume function inside one), what another rule outlined, or a
+    # callee the case names as breaking in its own code (``STILL_SKIPPED``, see test_golden).
+    still = set(getattr(module, "STILL_SKIPPED", ()))
+    extra = {name for name in skipped if not _DRIVER.search(name) and "_gbfix_" not in name} - still
     assert not extra, stats.skipped_functions
     assert len({_DRIVER.search(n).group(0) for n in skipped if _DRIVER.search(n)}) <= len(drivers)  # type: ignore[union-attr]
