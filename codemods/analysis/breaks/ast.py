@@ -100,7 +100,7 @@ def parameter_slice_starts(text: str) -> Iterator[int]:
     for match in _DEF.finditer(text):
         line_start = text.rfind("\n", 0, match.start()) + 1
         before = text[line_start : match.start()]
-        if not before.strip() or before.strip() == "async":
+        if before.strip() in ("", "async"):
             defs.append((line_start, len(before) - len(before.lstrip(" \t")), match))
     starts = [start for start, _, _ in defs]
     handed: dict[int, bool] = {}

@@ -288,8 +288,7 @@ class TensorEvidence:
                 if bound is None:
                     continue
                 if self.is_zero_dim(bound) or (
-                    isinstance(bound, (ast.Subscript, ast.Name))
-                    and (isinstance(bound, ast.Name) or dotted(bound.value))
+                    (isinstance(bound, ast.Name) or (isinstance(bound, ast.Subscript) and dotted(bound.value)))
                     and self.is_tensor(bound)
                 ):
                     return "slice"

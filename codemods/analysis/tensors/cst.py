@@ -536,8 +536,7 @@ class TensorFacts:
                 if bound is None:
                     continue
                 if self.is_zero_dim(bound) or (
-                    isinstance(bound, (cst.Subscript, cst.Name))
-                    and (isinstance(bound, cst.Name) or dotted_name(bound.value))
+                    (isinstance(bound, cst.Name) or (isinstance(bound, cst.Subscript) and dotted_name(bound.value)))
                     and self.is_tensor(bound)
                 ):
                     return "slice"
